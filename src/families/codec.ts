@@ -1,0 +1,125 @@
+/**
+ * The contract of one API family. A family is used two ways: as a *surface* (modelgate is the
+ * server for clients speaking it) and as an *upstream* (modelgate is the client of a provider
+ * speaking it). Every function is pure over plain data: no HTTP framework, store, config or clock.
+ * Decoders throw `GatewayError` (kind `invalid_request` for client mistakes).
+ */
+import type { ChatRequest, ChatResponse, FamilyId, GatewayError, JsonObject, StreamEvent } from '../ir/index.ts';
+import type { SseMessage } from '../sse/parse-sse.ts';
+
+/** Request headers, lower-case names, as node:http gives them. */
+export type HeaderMap = Readonly<Record<string, string | string[] | undefined>>;
+
+/** What the router learned from the path of a surface request. */
+export interface SurfaceRoute {
+  /** The model named in the path (C), when the family puts it there. */
+  model?: string;
+  /** The path itself selects streaming (C `:streamGenerateContent`). */
+  stream?: boolean;
+}
+
+export interface SurfaceInput {
+  /** The parsed JSON body. */
+  body: unknown;
+  route: SurfaceRoute;
+}
+
+/** How to shape a response for the client. */
+export interface ResponseContext {
+  /** The model name to show the client: the name it asked for. */
+  model: string;
+  /** A: the client set `stream_options.include_usage`. */
+  includeUsage: boolean;
+  /** A: the client used legacy `functions`, so calls come back as `function_call`. */
+  legacyFunctions: boolean;
+}
+
+/** Injected so decoders that must invent ids (C has none) stay deterministic under test. */
+export interface DecodeContext {
+  generateId: (prefix: string) => string;
+  /** Unix milliseconds. */
+  now: () => number;
+}
+
+/** Where and as whom to call an upstream. */
+export interface UpstreamTarget {
+  /** The part before `/v1`, no trailing slash. */
+  baseUrl: string;
+  /** The upstream credential; undefined for keyless local servers. */
+  apiKey: string | undefined;
+  /** The upstream model id. */
+  model: string;
+}
+
+export interface UpstreamRequest {
+  /** Path and query after the base URL, e.g. `/v1/messages`. Never contains a credential. */
+  path: string;
+  headers: Record<string, string>;
+  /** JSON text. */
+  body: string;
+  /** Human-readable notes on what the translation dropped or clamped (sent as `warning` headers). */
+  warnings: string[];
+}
+
+export interface WireError {
+  status: number;
+  body: JsonObject;
+  headers: Record<string, string>;
+}
+
+export type EmitStreamEvent = (event: StreamEvent) => void;
+
+/** Upstream SSE → canonical events. One instance per stream: it holds the stream's state. */
+export interface StreamDecoder {
+  push(message: SseMessage, emit: EmitStreamEvent): void;
+  /** The upstream closed. Emit the closing events, or an `error` event if the stream ended early. */
+  end(emit: EmitStreamEvent): void;
+}
+
+/** Canonical events → the SSE text a client of this family expects. One instance per stream. */
+export interface StreamEncoder {
+  /** The SSE text for this event; '' when the family has nothing to say for it. */
+  encode(event: StreamEvent): string;
+}
+
+/** Same-family traffic: the client's own bytes go upstream with only the model and credentials changed. */
+export interface PassThrough {
+  encodeRequest(body: JsonObject, request: ChatRequest, target: UpstreamTarget): UpstreamRequest;
+  /** The upstream's JSON body for the client, with the model shown as the client named it. */
+  rewriteResponse(body: JsonObject, context: ResponseContext): JsonObject;
+  /** One upstream SSE message re-framed for the client without re-encoding its JSON ('' drops it). */
+  forwardStreamMessage(message: SseMessage, context: ResponseContext, upstreamModel: string): string;
+}
+
+export interface FamilyCapabilities {
+  /** The family can return several candidates in one call (A `n`, C `candidateCount`). */
+  multipleCandidates: boolean;
+  /** The family rejects a request without an output cap (B `max_tokens`). */
+  requiresMaxOutputTokens: boolean;
+}
+
+export interface FamilyCodec {
+  readonly id: FamilyId;
+  readonly capabilities: FamilyCapabilities;
+
+  // Surface side.
+  /** Does this POST path belong to the surface? Returns what the path says. */
+  matchRoute(pathname: string): SurfaceRoute | undefined;
+  /** The client key as this surface carries it. */
+  readClientKey(headers: HeaderMap, searchParams: URLSearchParams): string | undefined;
+  /** Header rules besides the key (B's version header). */
+  checkHeaders(headers: HeaderMap): GatewayError | undefined;
+  decodeRequest(input: SurfaceInput): ChatRequest;
+  encodeResponse(response: ChatResponse, context: ResponseContext): JsonObject;
+  createStreamEncoder(context: ResponseContext): StreamEncoder;
+  encodeError(error: GatewayError): WireError;
+
+  // Upstream side.
+  encodeRequest(request: ChatRequest, target: UpstreamTarget): UpstreamRequest;
+  decodeResponse(body: unknown, context: DecodeContext): ChatResponse;
+  createStreamDecoder(context: DecodeContext): StreamDecoder;
+  /** A non-2xx upstream answer as a client-safe error (upstream text never carries our key). */
+  decodeError(status: number, bodyText: string, headers: HeaderMap): GatewayError;
+
+  readonly passThrough: PassThrough;
+}

@@ -1,0 +1,14 @@
+/** The only place the families are listed. A fourth family is one folder and one line here. */
+import type { FamilyId } from '../ir/index.ts';
+import { alphaCodec } from './alpha/index.ts';
+import { betaCodec } from './beta/index.ts';
+import { gammaCodec } from './gamma/index.ts';
+import type { FamilyCodec } from './codec.ts';
+
+export const codecs: Readonly<Record<FamilyId, FamilyCodec>> = {
+  alpha: alphaCodec,
+  beta: betaCodec,
+  gamma: gammaCodec,
+};
+
+export const codecList: readonly FamilyCodec[] = Object.values(codecs);

@@ -1,0 +1,13 @@
+export type * from './content.ts';
+export type * from './request.ts';
+export type * from './response.ts';
+export type * from './stream-event.ts';
+export type * from './finish-reason.ts';
+export type * from './json.ts';
+export type { Usage } from './usage.ts';
+export type { FamilyId } from './family.ts';
+export { familyIds, isFamilyId } from './family.ts';
+export { isJsonObject } from './json.ts';
+export { emptyUsage, uncachedInputTokens, addUsage } from './usage.ts';
+export { GatewayError, invalidRequest, defaultStatusByKind } from './gateway-error.ts';
+export type { GatewayErrorKind, GatewayErrorOptions } from './gateway-error.ts';

@@ -1,0 +1,65 @@
+/** The canonical chat request every surface decodes into and every upstream encodes from. */
+import type { AssistantPart, CacheControl, TextPart, ToolResultPart, UserPart } from './content.ts';
+import type { FamilyId } from './family.ts';
+import type { JsonObject } from './json.ts';
+
+export type Message =
+  | { role: 'user'; content: UserPart[] }
+  | { role: 'assistant'; content: AssistantPart[] }
+  /** Results of the previous assistant turn's tool calls, in call order. */
+  | { role: 'tool'; content: ToolResultPart[] };
+
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments object (lower-case types; C decoders normalise `OBJECT` etc.). */
+  parameters: JsonObject;
+  /** A `strict: true`. */
+  strict?: boolean;
+  cacheControl?: CacheControl;
+}
+
+export type ToolChoice =
+  | { type: 'auto' }
+  | { type: 'none' }
+  /** The model must call some tool (A `required`, B `any`, C `ANY`). */
+  | { type: 'required' }
+  /** The model must call this tool (A named function, B `tool`, C `ANY` + one allowed name). */
+  | { type: 'tool'; name: string };
+
+export interface Sampling {
+  /** Requested output cap; undefined means the model's own maximum. */
+  maxOutputTokens?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  stopSequences?: string[];
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  seed?: number;
+  /** A `n`, C `candidateCount`; undefined means one. */
+  candidateCount?: number;
+}
+
+export interface ChatRequest {
+  /** The model name as the client wrote it (surface side) or the upstream id (upstream side). */
+  model: string;
+  /** All system / developer text, in order (A system messages, B `system`, C `systemInstruction`). */
+  system: TextPart[];
+  messages: Message[];
+  tools: ToolDefinition[];
+  toolChoice?: ToolChoice;
+  /** A legacy `functions` was used: answers come back as `function_call`. */
+  legacyFunctions?: boolean;
+  /** A `parallel_tool_calls: false` / B `disable_parallel_tool_use: true`. */
+  parallelToolCalls?: boolean;
+  sampling: Sampling;
+  stream: boolean;
+  /** The client asked for a usage chunk at the end of an A-shaped stream. */
+  includeUsage: boolean;
+  /**
+   * Family-only fields with no canonical meaning (C `safetySettings`, B `metadata`, A `user`…),
+   * keyed by the family they came from. An encoder uses only its own family's entry.
+   */
+  extensions: Partial<Record<FamilyId, JsonObject>>;
+}

@@ -1,0 +1,79 @@
+/**
+ * Incremental SSE parser (WHATWG event-stream rules): bytes in any split, UTF-8 safe, `\n`, `\r\n`
+ * or `\r` line ends. Family-agnostic: it knows fields, not meanings.
+ */
+export interface SseMessage {
+  /** The `event:` field, or undefined for the default `message` type. */
+  event: string | undefined;
+  /** All `data:` lines of the event joined by `\n`. */
+  data: string;
+}
+
+export type SseEmit = (message: SseMessage) => void;
+
+export class SseParser {
+  readonly #decoder = new TextDecoder('utf-8');
+  #buffer = '';
+  #event: string | undefined = undefined;
+  #data: string[] = [];
+  /** A `\r` ended the previous chunk: a `\n` starting the next one belongs to it. */
+  #pendingCarriageReturn = false;
+
+  push(chunk: Uint8Array | string, emit: SseEmit): void {
+    let text = typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, { stream: true });
+    if (this.#pendingCarriageReturn && text.startsWith('\n')) text = text.slice(1);
+    this.#pendingCarriageReturn = false;
+    this.#buffer += text;
+    this.#drainLines(emit);
+  }
+
+  /** Flush at end of input: a final event without a trailing blank line still counts. */
+  end(emit: SseEmit): void {
+    this.#buffer += this.#decoder.decode();
+    this.#drainLines(emit);
+    if (this.#buffer.length > 0) this.#processLine(this.#buffer, emit);
+    this.#buffer = '';
+    this.#dispatch(emit);
+  }
+
+  #drainLines(emit: SseEmit): void {
+    let start = 0;
+    const buffer = this.#buffer;
+    for (let position = 0; position < buffer.length; position++) {
+      const code = buffer.charCodeAt(position);
+      if (code !== 10 && code !== 13) continue;
+      this.#processLine(buffer.slice(start, position), emit);
+      if (code === 13) {
+        if (position + 1 < buffer.length) {
+          if (buffer.charCodeAt(position + 1) === 10) position++;
+        } else {
+          this.#pendingCarriageReturn = true;
+        }
+      }
+      start = position + 1;
+    }
+    this.#buffer = start === 0 ? buffer : buffer.slice(start);
+  }
+
+  #processLine(line: string, emit: SseEmit): void {
+    if (line.length === 0) {
+      this.#dispatch(emit);
+      return;
+    }
+    if (line.charCodeAt(0) === 58) return; // ":" comment line
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.charCodeAt(0) === 32) value = value.slice(1);
+    if (field === 'data') this.#data.push(value);
+    else if (field === 'event') this.#event = value;
+  }
+
+  #dispatch(emit: SseEmit): void {
+    if (this.#data.length > 0) {
+      emit({ event: this.#event, data: this.#data.length === 1 ? (this.#data[0] ?? '') : this.#data.join('\n') });
+    }
+    this.#event = undefined;
+    this.#data = [];
+  }
+}
