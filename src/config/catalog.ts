@@ -1,0 +1,83 @@
+/** The model catalog: the spec's table, with cached-input prices the spec leaves open (see README). */
+import type { FamilyId } from '../ir/index.ts';
+
+export interface ModelPricing {
+  /** USD per 1M uncached input tokens. */
+  inputPerMillion: number;
+  /** USD per 1M output tokens. */
+  outputPerMillion: number;
+  /** USD per 1M input tokens read from a cache. */
+  cacheReadPerMillion: number;
+  /** USD per 1M input tokens written to a cache. */
+  cacheWritePerMillion: number;
+}
+
+export interface ModelCapabilities {
+  streaming: boolean;
+  tools: boolean;
+  vision: boolean;
+}
+
+export interface ModelEntry {
+  /** The name clients use. */
+  name: string;
+  family: FamilyId;
+  /** The id sent upstream. */
+  upstreamModel: string;
+  contextWindow: number;
+  maxOutputTokens: number;
+  pricing: ModelPricing;
+  capabilities: ModelCapabilities;
+  /** Per-model upstream overrides (else the family's). */
+  baseUrl?: string;
+  apiKey?: string;
+}
+
+/** Cached-input multipliers per family (spec: not shown; issue #2 defaults). */
+export const cachePriceFactors = {
+  alpha: { read: 0.5, write: 1 },
+  beta: { read: 0.1, write: 1.25 },
+  gamma: { read: 0.25, write: 1 },
+} as const satisfies Record<FamilyId, { read: number; write: number }>;
+
+export function defaultPricing(family: FamilyId, input: number, output: number): ModelPricing {
+  const factors = cachePriceFactors[family];
+  return {
+    inputPerMillion: input,
+    outputPerMillion: output,
+    cacheReadPerMillion: round(input * factors.read),
+    cacheWritePerMillion: round(input * factors.write),
+  };
+}
+
+function round(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
+
+type Row = [name: string, family: FamilyId, context: number, maxOutput: number, input: number, output: number, vision: boolean];
+
+// The spec's "Models" table, verbatim.
+const rows: Row[] = [
+  ['A-1', 'alpha', 8192, 4096, 30, 60, false],
+  ['A-2', 'alpha', 128000, 4096, 10, 30, true],
+  ['A-3', 'alpha', 16385, 4096, 0.5, 1.5, false],
+  ['B-1', 'beta', 200000, 8192, 3, 15, true],
+  ['B-2', 'beta', 200000, 4096, 15, 75, true],
+  ['B-3', 'beta', 200000, 4096, 3, 15, true],
+  ['B-4', 'beta', 200000, 4096, 0.25, 1.25, true],
+  ['C-1', 'gamma', 1000000, 8192, 1.25, 5, true],
+  ['C-2', 'gamma', 1000000, 8192, 0.075, 0.3, true],
+  ['C-3', 'gamma', 32760, 2048, 0.5, 1.5, false],
+];
+
+export function defaultCatalog(): ModelEntry[] {
+  return rows.map(([name, family, contextWindow, maxOutputTokens, input, output, vision]) => ({
+    name,
+    family,
+    upstreamModel: name,
+    contextWindow,
+    maxOutputTokens,
+    pricing: defaultPricing(family, input, output),
+    capabilities: { streaming: true, tools: true, vision },
+  }));
+}

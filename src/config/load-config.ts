@@ -1,0 +1,248 @@
+/**
+ * Builds the Config from environment variables and an optional YAML/JSON file. The file is
+ * validated with clear messages; environment variables win over the file.
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { familyIds, type FamilyId } from '../ir/index.ts';
+import { defaultCatalog, defaultPricing, type ModelEntry } from './catalog.ts';
+import type { Config, UpstreamConfig } from './config.ts';
+
+const positiveInteger = z.number().int().positive();
+const price = z.number().nonnegative();
+const family = z.enum(familyIds);
+const modelName = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[^\s/][^\s]*$/, 'model names have no spaces and do not start with "/"');
+
+const upstreamSchema = z.strictObject({ baseUrl: z.url().optional(), apiKey: z.string().min(1).optional() });
+
+const modelSchema = z.strictObject({
+  name: modelName,
+  family: family.optional(),
+  upstreamModel: z.string().min(1).optional(),
+  contextWindow: positiveInteger.optional(),
+  maxOutputTokens: positiveInteger.optional(),
+  pricing: z
+    .strictObject({
+      inputPerMillion: price.optional(),
+      outputPerMillion: price.optional(),
+      cacheReadPerMillion: price.optional(),
+      cacheWritePerMillion: price.optional(),
+    })
+    .optional(),
+  capabilities: z
+    .strictObject({ streaming: z.boolean().optional(), tools: z.boolean().optional(), vision: z.boolean().optional() })
+    .optional(),
+  aliases: z.array(modelName).optional(),
+  baseUrl: z.url().optional(),
+  apiKey: z.string().min(1).optional(),
+});
+
+const fileSchema = z.strictObject({
+  server: z
+    .strictObject({
+      host: z.string().min(1).optional(),
+      port: z.number().int().min(0).max(65535).optional(),
+      bodyLimitBytes: positiveInteger.optional(),
+    })
+    .optional(),
+  database: z.string().min(1).optional(),
+  upstreams: z.partialRecord(family, upstreamSchema).optional(),
+  models: z.array(modelSchema).optional(),
+  aliases: z.record(modelName, modelName).optional(),
+  timeouts: z
+    .strictObject({
+      connectMs: positiveInteger.optional(),
+      firstByteMs: positiveInteger.optional(),
+      idleMs: positiveInteger.optional(),
+    })
+    .optional(),
+  simulator: z
+    .strictObject({ timeToFirstTokenMs: z.number().int().min(0).optional(), interTokenDelayMs: z.number().int().min(0).optional() })
+    .optional(),
+  logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional(),
+});
+
+type ConfigFile = z.infer<typeof fileSchema>;
+type ModelSpec = z.infer<typeof modelSchema>;
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads and validates the file at `path` (YAML or JSON by content; JSON is YAML). */
+export function readConfigFile(path: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read config file ${path}: ${(error as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(`config file ${path} is not valid YAML/JSON: ${(error as Error).message}`);
+  }
+  const parsed = fileSchema.safeParse(raw ?? {});
+  if (!parsed.success) throw new ConfigError(`config file ${path} is invalid:\n${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+export function loadConfig(environment: Environment, configPath?: string): Config {
+  const path = configPath ?? nonEmpty(environment.MODELGATE_CONFIG);
+  const file: ConfigFile = path === undefined ? {} : readConfigFile(path);
+  const models = buildCatalog(file.models ?? []);
+  const aliases = buildAliases(file, models);
+  return {
+    host: nonEmpty(environment.HOST) ?? file.server?.host ?? '127.0.0.1',
+    port: environmentPort(environment.PORT) ?? file.server?.port ?? 8080,
+    bodyLimitBytes: file.server?.bodyLimitBytes ?? 16 * 1024 * 1024,
+    databasePath: nonEmpty(environment.MODELGATE_DB) ?? file.database ?? './data/modelgate.db',
+    staticKeys: (environment.MODELGATE_KEYS ?? '')
+      .split(',')
+      .map((key) => key.trim())
+      .filter((key) => key.length > 0),
+    upstreams: buildUpstreams(file, environment),
+    models,
+    aliases,
+    timeouts: {
+      connectMs: file.timeouts?.connectMs ?? 10_000,
+      firstByteMs: file.timeouts?.firstByteMs ?? 120_000,
+      idleMs: file.timeouts?.idleMs ?? 120_000,
+    },
+    simulator: {
+      timeToFirstTokenMs: environmentInteger(environment, 'SIMULATOR_TTFT_MS') ?? file.simulator?.timeToFirstTokenMs ?? 0,
+      interTokenDelayMs:
+        environmentInteger(environment, 'SIMULATOR_TOKEN_DELAY_MS') ?? file.simulator?.interTokenDelayMs ?? 0,
+    },
+    logLevel: logLevel(environment.LOG_LEVEL) ?? file.logLevel ?? 'info',
+  };
+}
+
+function buildUpstreams(file: ConfigFile, environment: Environment): Record<FamilyId, UpstreamConfig> {
+  const result = {} as Record<FamilyId, UpstreamConfig>;
+  for (const id of familyIds) {
+    const prefix = id.toUpperCase();
+    const fromFile = file.upstreams?.[id];
+    const baseUrl = nonEmpty(environment[`${prefix}_BASE_URL`]) ?? fromFile?.baseUrl;
+    if (baseUrl !== undefined && !/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(baseUrl)) {
+      throw new ConfigError(`${prefix}_BASE_URL must be an http(s) URL without query or fragment`);
+    }
+    result[id] = {
+      baseUrl: baseUrl?.replace(/\/+$/, ''),
+      apiKey: nonEmpty(environment[`${prefix}_API_KEY`]) ?? fromFile?.apiKey,
+    };
+  }
+  return result;
+}
+
+function buildCatalog(specs: ModelSpec[]): ModelEntry[] {
+  const byName = new Map(defaultCatalog().map((entry) => [entry.name, entry]));
+  for (const spec of specs) {
+    const existing = byName.get(spec.name);
+    byName.set(spec.name, existing === undefined ? newEntry(spec) : overrideEntry(existing, spec));
+  }
+  return [...byName.values()];
+}
+
+function newEntry(spec: ModelSpec): ModelEntry {
+  if (spec.family === undefined || spec.contextWindow === undefined || spec.maxOutputTokens === undefined) {
+    throw new ConfigError(`model ${spec.name}: a new model needs family, contextWindow and maxOutputTokens`);
+  }
+  const base: ModelEntry = {
+    name: spec.name,
+    family: spec.family,
+    upstreamModel: spec.name,
+    contextWindow: spec.contextWindow,
+    maxOutputTokens: spec.maxOutputTokens,
+    pricing: defaultPricing(spec.family, spec.pricing?.inputPerMillion ?? 0, spec.pricing?.outputPerMillion ?? 0),
+    capabilities: { streaming: true, tools: true, vision: false },
+  };
+  return overrideEntry(base, spec);
+}
+
+function overrideEntry(entry: ModelEntry, spec: ModelSpec): ModelEntry {
+  if (spec.family !== undefined && spec.family !== entry.family) {
+    throw new ConfigError(`model ${spec.name}: cannot change the family of a catalog model`);
+  }
+  const pricing = spec.pricing ?? {};
+  const input = pricing.inputPerMillion ?? entry.pricing.inputPerMillion;
+  const derived = defaultPricing(entry.family, input, pricing.outputPerMillion ?? entry.pricing.outputPerMillion);
+  const inputChanged = pricing.inputPerMillion !== undefined;
+  const result: ModelEntry = {
+    ...entry,
+    upstreamModel: spec.upstreamModel ?? entry.upstreamModel,
+    contextWindow: spec.contextWindow ?? entry.contextWindow,
+    maxOutputTokens: spec.maxOutputTokens ?? entry.maxOutputTokens,
+    pricing: {
+      inputPerMillion: input,
+      outputPerMillion: derived.outputPerMillion,
+      cacheReadPerMillion:
+        pricing.cacheReadPerMillion ?? (inputChanged ? derived.cacheReadPerMillion : entry.pricing.cacheReadPerMillion),
+      cacheWritePerMillion:
+        pricing.cacheWritePerMillion ?? (inputChanged ? derived.cacheWritePerMillion : entry.pricing.cacheWritePerMillion),
+    },
+    capabilities: {
+      streaming: spec.capabilities?.streaming ?? entry.capabilities.streaming,
+      tools: spec.capabilities?.tools ?? entry.capabilities.tools,
+      vision: spec.capabilities?.vision ?? entry.capabilities.vision,
+    },
+  };
+  if (spec.baseUrl !== undefined) result.baseUrl = spec.baseUrl.replace(/\/+$/, '');
+  if (spec.apiKey !== undefined) result.apiKey = spec.apiKey;
+  if (result.maxOutputTokens > result.contextWindow) {
+    throw new ConfigError(`model ${spec.name}: maxOutputTokens exceeds contextWindow`);
+  }
+  return result;
+}
+
+function buildAliases(file: ConfigFile, models: ModelEntry[]): Record<string, string> {
+  const names = new Set(models.map((entry) => entry.name));
+  const aliases: Record<string, string> = Object.create(null) as Record<string, string>;
+  const add = (alias: string, target: string): void => {
+    if (names.has(alias)) throw new ConfigError(`alias ${alias} is already a model name`);
+    if (!names.has(target)) throw new ConfigError(`alias ${alias} points to unknown model ${target}`);
+    if (aliases[alias] !== undefined && aliases[alias] !== target) {
+      throw new ConfigError(`alias ${alias} is defined twice`);
+    }
+    aliases[alias] = target;
+  };
+  for (const spec of file.models ?? []) for (const alias of spec.aliases ?? []) add(alias, spec.name);
+  for (const [alias, target] of Object.entries(file.aliases ?? {})) add(alias, target);
+  return aliases;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function environmentPort(value: string | undefined): number | undefined {
+  const text = nonEmpty(value);
+  if (text === undefined) return undefined;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0–65535, got ${text}`);
+  return port;
+}
+
+function environmentInteger(environment: Environment, name: string): number | undefined {
+  const text = nonEmpty(environment[name]);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${name} must be a whole number ≥ 0`);
+  return value;
+}
+
+function logLevel(value: string | undefined): Config['logLevel'] | undefined {
+  const text = nonEmpty(value);
+  if (text === undefined) return undefined;
+  const levels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+  const found = levels.find((level) => level === text);
+  if (found === undefined) throw new ConfigError(`LOG_LEVEL must be one of ${levels.join(', ')}`);
+  return found;
+}

@@ -1,0 +1,87 @@
+/**
+ * `n` candidates from a family that returns one per call (B): n upstream calls, merged into one
+ * answer whose choice i is call i's reply and whose usage is the sum.
+ */
+import type { FamilyCodec, ResponseContext } from '../families/codec.ts';
+import { addUsage, emptyUsage, type ChatResponse, type StreamEvent, type Usage } from '../ir/index.ts';
+import { SseParser } from '../sse/parse-sse.ts';
+import type { UpstreamResponse } from '../upstream/transport.ts';
+import { toGatewayError } from '../upstream/http-transport.ts';
+import { decodeContext, parseUpstreamJson } from './decode-context.ts';
+import type { ResponseSink } from './response-sink.ts';
+
+export async function fanOutResponse(target: FamilyCodec, responses: UpstreamResponse[]): Promise<ChatResponse> {
+  const decoded = await Promise.all(
+    responses.map(async (response) => target.decodeResponse(parseUpstreamJson(await response.text()), decodeContext)),
+  );
+  const first = decoded[0];
+  if (first === undefined) throw new Error('fan-out without responses');
+  return {
+    id: first.id,
+    model: first.model,
+    created: first.created,
+    choices: decoded.flatMap((response, call) => response.choices.map((choice) => ({ ...choice, index: call }))),
+    usage: decoded.reduce<Usage>((sum, response) => addUsage(sum, response.usage), { ...emptyUsage }),
+  };
+}
+
+/** Interleaves n decoded streams into one: one message-start, choice i from call i, summed usage. */
+export async function fanOutStream(
+  surface: FamilyCodec,
+  target: FamilyCodec,
+  responses: UpstreamResponse[],
+  context: ResponseContext,
+  sink: ResponseSink,
+  signal: AbortSignal,
+): Promise<void> {
+  const encoder = surface.createStreamEncoder(context);
+  const usages: Usage[] = responses.map(() => ({ ...emptyUsage }));
+  const total = (): Usage => usages.reduce<Usage>((sum, usage) => addUsage(sum, usage), { ...emptyUsage });
+  let buffer = '';
+  let started = false;
+  let ended = false;
+  let open = responses.length;
+  const emitFrom =
+    (call: number) =>
+    (event: StreamEvent): void => {
+      if (ended) return;
+      if (event.type === 'message-start') {
+        if (!started) buffer += encoder.encode({ ...event, model: context.model });
+        started = true;
+      } else if (event.type === 'usage' || event.type === 'message-end') {
+        usages[call] = event.usage;
+        open -= event.type === 'message-end' ? 1 : 0;
+        if (event.type === 'usage') buffer += encoder.encode({ type: 'usage', usage: total() });
+        else if (open === 0) {
+          ended = true;
+          buffer += encoder.encode({ type: 'message-end', usage: total() });
+        }
+      } else if (event.type === 'error') {
+        ended = true;
+        buffer += encoder.encode(event);
+        for (const response of responses) response.cancel();
+      } else {
+        buffer += encoder.encode({ ...event, choice: call });
+      }
+    };
+  const pumpOne = async (response: UpstreamResponse, call: number): Promise<void> => {
+    const parser = new SseParser();
+    const decoder = target.createStreamDecoder(decodeContext);
+    const emit = emitFrom(call);
+    try {
+      for await (const chunk of response.body) {
+        parser.push(chunk, (message) => decoder.push(message, emit));
+        const text = buffer;
+        buffer = '';
+        if (text.length > 0) await sink.write(text);
+      }
+      parser.end((message) => decoder.push(message, emit));
+      decoder.end(emit);
+    } catch (error) {
+      if (!signal.aborted) emit({ type: 'error', error: toGatewayError(error) });
+    }
+  };
+  await Promise.all(responses.map(pumpOne));
+  if (buffer.length > 0) void sink.write(buffer);
+  sink.end();
+}

@@ -1,0 +1,67 @@
+/**
+ * Model routing: catalog name or alias first; `alpha/<id>`, `beta/<id>`, `gamma/<id>` send an
+ * uncatalogued upstream id to that family. The result never carries a host chosen by the request.
+ */
+import type { Config } from '../config/config.ts';
+import { defaultPricing, type ModelEntry } from '../config/catalog.ts';
+import { isFamilyId } from '../ir/index.ts';
+
+/** Uncatalogued ids have no known figures: these keep B's required max_tokens sane. */
+const uncataloguedContextWindow = Number.POSITIVE_INFINITY;
+const uncataloguedMaxOutput = 4096;
+
+export class ModelResolver {
+  readonly #byName = new Map<string, ModelEntry>();
+  readonly #prefixed = new Map<string, ModelEntry>();
+
+  constructor(config: Config) {
+    for (const entry of config.models) this.#byName.set(entry.name, entry);
+    for (const [alias, target] of Object.entries(config.aliases)) {
+      const entry = this.#byName.get(target);
+      if (entry !== undefined) this.#byName.set(alias, entry);
+    }
+  }
+
+  /** The catalog entry for `name`, or undefined when nothing routes it. */
+  resolve(name: string): ModelEntry | undefined {
+    const entry = this.#byName.get(name);
+    if (entry !== undefined) return entry;
+    const slash = name.indexOf('/');
+    if (slash <= 0) return undefined;
+    const family = name.slice(0, slash);
+    const upstreamModel = name.slice(slash + 1);
+    if (!isFamilyId(family) || !isSafeUpstreamId(upstreamModel)) return undefined;
+    return this.#prefixedEntry(name, family, upstreamModel);
+  }
+
+  /** Catalog entries, aliases excluded, for `GET /v1/models`. */
+  list(): ModelEntry[] {
+    return [...new Set(this.#byName.values())];
+  }
+
+  #prefixedEntry(name: string, family: ModelEntry['family'], upstreamModel: string): ModelEntry {
+    let entry = this.#prefixed.get(name);
+    if (entry === undefined) {
+      entry = {
+        name,
+        family,
+        upstreamModel,
+        contextWindow: uncataloguedContextWindow,
+        maxOutputTokens: uncataloguedMaxOutput,
+        pricing: defaultPricing(family, 0, 0),
+        capabilities: { streaming: true, tools: true, vision: true },
+      };
+      // Bounded: a client cannot grow this map without limit.
+      if (this.#prefixed.size < 10_000) this.#prefixed.set(name, entry);
+    }
+    return entry;
+  }
+}
+
+/**
+ * Upstream ids go into JSON bodies and (C) into a URL path segment, always encoded; still, refuse
+ * anything that is not a plain id so no id can look like a path or carry control characters.
+ */
+export function isSafeUpstreamId(id: string): boolean {
+  return id.length > 0 && id.length <= 200 && /^[A-Za-z0-9][A-Za-z0-9._:@+-]*(\/[A-Za-z0-9][A-Za-z0-9._:@+-]*)*$/.test(id) && !id.includes('..');
+}

@@ -1,0 +1,78 @@
+/**
+ * Checks a decoded request against the catalog before anything goes upstream: output cap,
+ * context window (counted with the real tokenizer only when a byte bound cannot decide), and the
+ * model's capabilities.
+ */
+import type { ModelEntry } from '../config/catalog.ts';
+import { invalidRequest, type ChatRequest } from '../ir/index.ts';
+import { countTextTokens, fitsByBytes } from '../tokenizer/count-tokens.ts';
+
+export function validateAgainstCatalog(request: ChatRequest, entry: ModelEntry): void {
+  const requestedOutput = request.sampling.maxOutputTokens;
+  if (requestedOutput !== undefined && requestedOutput > entry.maxOutputTokens) {
+    throw invalidRequest(
+      `max output tokens is ${requestedOutput}, but ${entry.name} allows at most ${entry.maxOutputTokens} output tokens`,
+      'max_tokens',
+    );
+  }
+  checkCapabilities(request, entry);
+  checkContextWindow(request, entry, requestedOutput ?? 0);
+}
+
+function checkContextWindow(request: ChatRequest, entry: ModelEntry, requestedOutput: number): void {
+  if (!Number.isFinite(entry.contextWindow)) return;
+  const budget = entry.contextWindow - requestedOutput;
+  const texts = promptTexts(request);
+  let length = 0;
+  for (const text of texts) length += text.length;
+  if (length * 3 <= budget) return; // every token is at least one UTF-8 byte: fits for sure
+  const prompt = texts.join('\n');
+  if (fitsByBytes(prompt, budget)) return;
+  const promptTokens = countTextTokens(prompt);
+  if (promptTokens + requestedOutput > entry.contextWindow) {
+    const asked = requestedOutput > 0 ? ` and ${requestedOutput} output tokens were requested` : '';
+    throw invalidRequest(
+      `${entry.name} has a context window of ${entry.contextWindow} tokens, but the prompt has ${promptTokens} tokens${asked}`,
+      'messages',
+    );
+  }
+}
+
+/** Every piece of prompt text the model would read (images excluded). */
+export function promptTexts(request: ChatRequest): string[] {
+  const texts: string[] = [];
+  for (const part of request.system) texts.push(part.text);
+  for (const message of request.messages) {
+    for (const part of message.content) {
+      if (part.type === 'text') texts.push(part.text);
+      else if (part.type === 'tool-call') texts.push(part.name, part.arguments);
+      else if (part.type === 'tool-result') {
+        for (const inner of part.content) if (inner.type === 'text') texts.push(inner.text);
+      }
+    }
+  }
+  for (const tool of request.tools) texts.push(tool.name, tool.description ?? '', JSON.stringify(tool.parameters));
+  return texts;
+}
+
+function checkCapabilities(request: ChatRequest, entry: ModelEntry): void {
+  if (request.stream && !entry.capabilities.streaming) {
+    throw invalidRequest(`${entry.name} does not support streaming`, 'stream');
+  }
+  if (request.tools.length > 0 && !entry.capabilities.tools) {
+    throw invalidRequest(`${entry.name} does not support tool calling`, 'tools');
+  }
+  if (!entry.capabilities.vision && hasImage(request)) {
+    throw invalidRequest(`${entry.name} does not accept image input`, 'messages');
+  }
+}
+
+function hasImage(request: ChatRequest): boolean {
+  return request.messages.some((message) =>
+    message.content.some(
+      (part) =>
+        part.type === 'image' ||
+        (part.type === 'tool-result' && part.content.some((inner) => inner.type === 'image')),
+    ),
+  );
+}

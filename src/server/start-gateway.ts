@@ -1,0 +1,63 @@
+/** Composition root: config → store → keys → upstreams → HTTP server. Returns a handle to stop it. */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../config/config.ts';
+import { ModelResolver } from '../gateway/resolve-model.ts';
+import { UpstreamRouter } from '../gateway/upstreams.ts';
+import { bootstrapClientKeys } from '../keys/client-keys.ts';
+import { createLogger, type Logger } from '../log/logger.ts';
+import { createSimulator } from '../simulator/simulator.ts';
+import { createSimulatorTransport } from '../simulator/transport.ts';
+import { openDatabase } from '../store/database.ts';
+import { createHttpTransport } from '../upstream/http-transport.ts';
+import { createRequestHandler } from './app.ts';
+
+export interface RunningGateway {
+  url: string;
+  server: Server;
+  /** Printed once by the caller: only set when this start generated the first client key. */
+  generatedKey: string | undefined;
+  close(): Promise<void>;
+}
+
+export async function startGateway(config: Config, logger?: Logger): Promise<RunningGateway> {
+  const secrets = [
+    ...config.staticKeys,
+    ...Object.values(config.upstreams).flatMap((upstream) => (upstream.apiKey === undefined ? [] : [upstream.apiKey])),
+    ...config.models.flatMap((entry) => (entry.apiKey === undefined ? [] : [entry.apiKey])),
+  ];
+  const log = logger ?? createLogger(config.logLevel, secrets);
+  const database = openDatabase(config.databasePath);
+  const { keys, generatedKey } = bootstrapClientKeys(database, config.staticKeys, Date.now());
+  const simulator = createSimulator({
+    timeToFirstTokenMs: config.simulator.timeToFirstTokenMs,
+    interTokenDelayMs: config.simulator.interTokenDelayMs,
+  });
+  const upstreams = new UpstreamRouter(config, createHttpTransport(config.timeouts), createSimulatorTransport(simulator));
+  const handler = createRequestHandler({ config, keys, logger: log, models: new ModelResolver(config), upstreams });
+  const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 30_000, requestTimeout: 0 }, handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    server,
+    generatedKey,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      await upstreams.close();
+      database.close();
+    },
+  };
+}
