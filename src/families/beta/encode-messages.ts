@@ -1,0 +1,109 @@
+/**
+ * IR messages → B `messages`. B wants tool results inside the next user turn, before its other
+ * blocks, and rejects empty text blocks, so: empty text is dropped, a tool message and the user
+ * message after it become one user turn (tool_result blocks first), same-role turns are merged.
+ */
+import type { AssistantPart, Message, TextPart, ToolResultPart, UserPart } from '../../ir/index.ts';
+import { parseJsonObject } from '../shared/validate.ts';
+import { withWireCacheControl, writeImageBlock, writeTextBlock } from './content-blocks.ts';
+import type {
+  BetaAssistantBlock,
+  BetaImageBlock,
+  BetaMessageParam,
+  BetaTextBlock,
+  BetaToolResultBlock,
+  BetaToolUseBlock,
+  BetaUserBlock,
+} from './wire.ts';
+
+type Turn =
+  | { role: 'user'; results: BetaToolResultBlock[]; blocks: BetaUserBlock[] }
+  | { role: 'assistant'; blocks: BetaAssistantBlock[] };
+
+export function encodeMessages(messages: readonly Message[]): BetaMessageParam[] {
+  const turns: Turn[] = [];
+  messages.forEach((message, position) => {
+    const turn = encodeTurn(message, `messages.${position}`);
+    if (turn.blocks.length === 0 && (turn.role === 'assistant' || turn.results.length === 0)) return;
+    const last = turns.at(-1);
+    if (last === undefined || !mergeInto(last, turn)) turns.push(turn);
+  });
+  return turns.map((turn) =>
+    turn.role === 'user'
+      ? { role: 'user', content: [...turn.results, ...turn.blocks] }
+      : { role: 'assistant', content: turn.blocks },
+  );
+}
+
+/** Appends `next` to `last` when both have the same role; false when they differ. */
+function mergeInto(last: Turn, next: Turn): boolean {
+  if (last.role === 'user' && next.role === 'user') {
+    last.results.push(...next.results);
+    last.blocks.push(...next.blocks);
+    return true;
+  }
+  if (last.role === 'assistant' && next.role === 'assistant') {
+    last.blocks.push(...next.blocks);
+    return true;
+  }
+  return false;
+}
+
+function encodeTurn(message: Message, path: string): Turn {
+  switch (message.role) {
+    case 'user':
+      return { role: 'user', results: [], blocks: encodeUserParts(message.content) };
+    case 'tool':
+      return { role: 'user', results: message.content.map(encodeToolResult), blocks: [] };
+    case 'assistant':
+      return { role: 'assistant', blocks: encodeAssistantParts(message.content, path) };
+  }
+}
+
+/** B rejects text blocks that are empty or only whitespace. */
+export function isBlankText(part: TextPart): boolean {
+  return part.text.trim() === '';
+}
+
+function encodeUserParts(parts: readonly UserPart[]): Array<BetaTextBlock | BetaImageBlock> {
+  const blocks: Array<BetaTextBlock | BetaImageBlock> = [];
+  for (const part of parts) {
+    if (part.type === 'image') blocks.push(writeImageBlock(part));
+    else if (!isBlankText(part)) blocks.push(writeTextBlock(part));
+  }
+  return blocks;
+}
+
+function encodeAssistantParts(parts: readonly AssistantPart[], path: string): BetaAssistantBlock[] {
+  const blocks: BetaAssistantBlock[] = [];
+  parts.forEach((part, position) => {
+    if (part.type === 'text') {
+      if (!isBlankText(part)) blocks.push(writeTextBlock(part));
+      return;
+    }
+    const input = parseJsonObject(part.arguments, `${path}.content.${position}.arguments`);
+    const block: BetaToolUseBlock = { type: 'tool_use', id: toolUseId(part.id), name: part.name, input };
+    blocks.push(withWireCacheControl(block, part.cacheControl));
+  });
+  return blocks;
+}
+
+function encodeToolResult(part: ToolResultPart): BetaToolResultBlock {
+  const block: BetaToolResultBlock = { type: 'tool_result', tool_use_id: toolUseId(part.callId) };
+  const content = encodeUserParts(part.content);
+  const only = content[0];
+  if (content.length === 1 && only?.type === 'text' && only.cache_control === undefined) block.content = only.text;
+  else if (content.length > 0) block.content = content;
+  if (part.isError) block.is_error = true;
+  return withWireCacheControl(block, part.cacheControl);
+}
+
+const invalidIdCharacters = /[^a-zA-Z0-9_-]/g;
+
+/**
+ * B ids must match `^[a-zA-Z0-9_-]+$`; ids from other families may hold `.`, `:` or `|`. The same
+ * replacement runs for `tool_use.id` and `tool_result.tool_use_id`, so the pair still matches.
+ */
+export function toolUseId(id: string): string {
+  return id.replace(invalidIdCharacters, '_');
+}

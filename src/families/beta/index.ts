@@ -1,0 +1,28 @@
+/** Family B ("beta", messages style): surface `POST /v1/messages` and upstream codec. */
+import type { FamilyCodec } from '../codec.ts';
+import { decodeRequest } from './decode-request.ts';
+import { decodeResponse } from './decode-response.ts';
+import { createStreamDecoder } from './decode-stream.ts';
+import { encodeRequest } from './encode-request.ts';
+import { encodeResponse } from './encode-response.ts';
+import { createStreamEncoder } from './encode-stream.ts';
+import { decodeError, encodeError } from './errors.ts';
+import { passThrough } from './pass-through.ts';
+import { checkHeaders, matchRoute, readClientKey } from './surface.ts';
+
+export const betaCodec: FamilyCodec = {
+  id: 'beta',
+  capabilities: { multipleCandidates: false, requiresMaxOutputTokens: true },
+  matchRoute,
+  readClientKey,
+  checkHeaders,
+  decodeRequest,
+  encodeResponse,
+  createStreamEncoder,
+  encodeError,
+  encodeRequest,
+  decodeResponse,
+  createStreamDecoder,
+  decodeError,
+  passThrough,
+};

@@ -1,0 +1,41 @@
+/**
+ * Beta client → beta upstream: the client's own bytes go on with only the model and credentials
+ * changed, so everything the IR cannot carry (thinking blocks and their signatures, documents,
+ * server tools, beta-only knobs) survives.
+ */
+import type { PassThrough, ResponseContext, UpstreamTarget } from '../codec.ts';
+import type { ChatRequest, JsonObject } from '../../ir/index.ts';
+import type { SseMessage } from '../../sse/parse-sse.ts';
+import { sseData, sseEvent } from '../../sse/write-sse.ts';
+import { upstreamHeaders } from './encode-request.ts';
+import { messagesPath } from './wire.ts';
+
+function encodeRequest(body: JsonObject, _request: ChatRequest, target: UpstreamTarget) {
+  return {
+    path: messagesPath,
+    headers: upstreamHeaders(target.apiKey),
+    // Spreading keeps the client's key order; `model` is replaced in place.
+    body: JSON.stringify({ ...body, model: target.model }),
+    warnings: [],
+  };
+}
+
+function rewriteResponse(body: JsonObject, context: ResponseContext): JsonObject {
+  return { ...body, model: context.model };
+}
+
+/** Re-frames one SSE message; only `message_start` names the model, so only it is rewritten. */
+function forwardStreamMessage(message: SseMessage, context: ResponseContext, upstreamModel: string): string {
+  let data = message.data;
+  if (message.event === 'message_start' && upstreamModel !== context.model) {
+    const upstreamField = `"model":${JSON.stringify(upstreamModel)}`;
+    const clientField = `"model":${JSON.stringify(context.model)}`;
+    // A function replacement: a `$` in a model name must not act as a replacement pattern.
+    data = data.replace(upstreamField, () => clientField);
+  }
+  // Multi-line data keeps one `data:` line per line so the client's parser joins them back.
+  if (data.includes('\n')) data = data.replaceAll('\n', '\ndata: ');
+  return message.event === undefined ? sseData(data) : sseEvent(message.event, data);
+}
+
+export const passThrough: PassThrough = { encodeRequest, rewriteResponse, forwardStreamMessage };

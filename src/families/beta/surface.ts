@@ -1,0 +1,53 @@
+/** The beta surface's HTTP rules: its one route, where the client key travels, the version header. */
+import type { HeaderMap, SurfaceRoute } from '../codec.ts';
+import { invalidRequest, type GatewayError } from '../../ir/index.ts';
+import { messagesPath } from './wire.ts';
+
+export function matchRoute(pathname: string): SurfaceRoute | undefined {
+  return pathname === messagesPath ? {} : undefined;
+}
+
+function header(headers: HeaderMap, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** `x-api-key: K`, or `Authorization: Bearer K` (the family's 1.x SDK sends a bearer token). */
+export function readClientKey(headers: HeaderMap, _searchParams: URLSearchParams): string | undefined {
+  const apiKey = header(headers, 'x-api-key')?.trim();
+  if (apiKey !== undefined && apiKey !== '') return apiKey;
+  const authorization = header(headers, 'authorization')?.trim();
+  if (authorization === undefined || authorization.length <= 7) return undefined;
+  if (authorization.slice(0, 7).toLowerCase() !== 'bearer ') return undefined;
+  const key = authorization.slice(7).trim();
+  return key === '' ? undefined : key;
+}
+
+const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** The oldest version the family ever published is 2023-01-01; newer clients send later dates. */
+const oldestVersion = '2023-01-01';
+
+/** Is `value` a real calendar date (YYYY-MM-DD) on or after 2023-01-01? */
+export function isAcceptedVersion(value: string): boolean {
+  const match = datePattern.exec(value);
+  if (match === null) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  const real = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  // ISO dates of equal length compare correctly as strings.
+  return real && value >= oldestVersion;
+}
+
+export function checkHeaders(headers: HeaderMap): GatewayError | undefined {
+  const version = header(headers, 'beta-version')?.trim();
+  if (version === undefined || version === '') {
+    return invalidRequest('beta-version: header is required (for example beta-version: 2023-06-01)', 'beta-version');
+  }
+  if (!isAcceptedVersion(version)) {
+    return invalidRequest(
+      `beta-version: "${version}" is not a valid version; send a date such as 2023-06-01`,
+      'beta-version',
+    );
+  }
+  return undefined;
+}
