@@ -1,0 +1,216 @@
+/**
+ * The built-in upstream simulator: a fake provider for all three families. It is family-agnostic:
+ * the path picks a codec (its surface `matchRoute`), the body is decoded with that codec's surface
+ * decoder, a deterministic canonical reply is generated, and the same codec encodes it. So the
+ * simulator speaks exactly the official shapes the codecs speak, errors and streams included.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FamilyCodec, HeaderMap, ResponseContext, SurfaceRoute } from '../families/codec.ts';
+import { codecList } from '../families/registry.ts';
+import { GatewayError, type ChatRequest, type FamilyId } from '../ir/index.ts';
+import type { UpstreamResponse } from '../upstream/transport.ts';
+import { readFaults, type Faults } from './faults.ts';
+import { planReply, type ReplyPlan } from './plan.ts';
+import { toChatResponse, toStreamEvents, type ReplyMeta } from './reply-events.ts';
+import { pause, streamBody, type StreamCounters } from './stream-body.ts';
+import { TokenCountCache } from './token-cache.ts';
+import { streamedResponse, wholeResponse } from './upstream-response.ts';
+
+export interface SimulatorOptions {
+  /** Delay before the first streamed token (and added to non-streamed replies). Default 0. */
+  timeToFirstTokenMs?: number;
+  /** Delay between streamed tokens (and per token for non-streamed replies). Default 0. */
+  interTokenDelayMs?: number;
+  /** Unix milliseconds; injected for deterministic tests. */
+  now?: () => number;
+  /** Ids for responses and tool calls; injected for deterministic tests. */
+  generateId?: (prefix: string) => string;
+  /** The families to speak; defaults to every registered codec. */
+  codecs?: readonly FamilyCodec[];
+}
+
+export interface SimulatorInput {
+  method: string;
+  /** Path including the query string. */
+  path: string;
+  /** Lower-case header names. */
+  headers: HeaderMap;
+  body: string;
+}
+
+export interface SimulatorStats extends StreamCounters {
+  requests: number;
+}
+
+export interface Simulator {
+  handle(input: SimulatorInput, signal: AbortSignal): Promise<UpstreamResponse>;
+  /** Live counters (for tests and benchmarks). */
+  readonly stats: Readonly<SimulatorStats>;
+}
+
+/** Id prefixes the real providers use; the encoders keep ids that already carry them. */
+const responseIdPrefix: Partial<Record<FamilyId, string>> = { alpha: 'chatcmpl-', beta: 'msg_', gamma: '' };
+const toolCallIdPrefix: Partial<Record<FamilyId, string>> = {
+  alpha: 'call_',
+  beta: 'toolu_',
+  gamma: 'call_',
+};
+
+const jsonHeaders: HeaderMap = Object.freeze({ 'content-type': 'application/json' });
+const streamHeaders: HeaderMap = Object.freeze({
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+});
+
+function defaultGenerateId(prefix: string): string {
+  return prefix + randomUUID().replaceAll('-', '').slice(0, 24);
+}
+
+interface Matched {
+  codec: FamilyCodec;
+  route: SurfaceRoute;
+  query: string;
+}
+
+export function createSimulator(options: SimulatorOptions = {}): Simulator {
+  const codecs = options.codecs ?? codecList;
+  const fallback = codecs.find((codec) => codec.id === 'alpha') ?? codecs[0];
+  const now = options.now ?? Date.now;
+  const generateId = options.generateId ?? defaultGenerateId;
+  const pacing = {
+    timeToFirstTokenMs: Math.max(0, options.timeToFirstTokenMs ?? 0),
+    interTokenDelayMs: Math.max(0, options.interTokenDelayMs ?? 0),
+  };
+  const counter = new TokenCountCache();
+  const stats: SimulatorStats = { requests: 0, activeStreams: 0, tokensGenerated: 0 };
+
+  function match(method: string, path: string): Matched | undefined {
+    if (method.toUpperCase() !== 'POST') return undefined;
+    const queryAt = path.indexOf('?');
+    const pathname = queryAt === -1 ? path : path.slice(0, queryAt);
+    const query = queryAt === -1 ? '' : path.slice(queryAt + 1);
+    for (const codec of codecs) {
+      const route = codec.matchRoute(pathname);
+      if (route !== undefined) return { codec, route, query };
+    }
+    return undefined;
+  }
+
+  async function handle(input: SimulatorInput, signal: AbortSignal): Promise<UpstreamResponse> {
+    stats.requests++;
+    const matched = match(input.method, input.path);
+    if (matched === undefined) {
+      if (fallback === undefined) throw new GatewayError('internal', 'the simulator has no codecs');
+      return errorResponse(
+        fallback,
+        new GatewayError('not_found', `simulator: no route for ${input.method} ${pathOnly(input.path)}`),
+      );
+    }
+    const faults = readFaults(input.headers);
+    if (faults.latencyMs > 0 && !(await pause(faults.latencyMs, signal))) throw abortReason(signal);
+    const { codec } = matched;
+    if (faults.error !== undefined) return errorResponse(codec, faults.error);
+    const refusal = checkCredentials(matched, input.headers);
+    if (refusal !== undefined) return errorResponse(codec, refusal);
+    let request: ChatRequest;
+    try {
+      request = codec.decodeRequest({ body: parseJson(input.body), route: matched.route });
+    } catch (error) {
+      return errorResponse(codec, asGatewayError(error));
+    }
+    try {
+      return await reply(codec, request, faults, signal);
+    } catch (error) {
+      if (signal.aborted) throw abortReason(signal);
+      return errorResponse(codec, asGatewayError(error));
+    }
+  }
+
+  async function reply(
+    codec: FamilyCodec,
+    request: ChatRequest,
+    faults: Faults,
+    signal: AbortSignal,
+  ): Promise<UpstreamResponse> {
+    const callPrefix = toolCallIdPrefix[codec.id] ?? 'call_';
+    const plan = planReply(request, { counter, newToolCallId: () => generateId(callPrefix) });
+    const meta: ReplyMeta = {
+      id: generateId(responseIdPrefix[codec.id] ?? ''),
+      model: request.model,
+      created: Math.floor(now() / 1000),
+    };
+    const context: ResponseContext = {
+      model: request.model,
+      includeUsage: request.includeUsage,
+      legacyFunctions: request.legacyFunctions ?? false,
+    };
+    if (!request.stream) {
+      if (!(await pause(generationMs(plan), signal))) throw abortReason(signal);
+      return wholeResponse(
+        200,
+        jsonHeaders,
+        JSON.stringify(codec.encodeResponse(toChatResponse(plan, meta), context)),
+      );
+    }
+    const controller = new AbortController();
+    const streamSignal = AbortSignal.any([signal, controller.signal]);
+    const chunks = streamBody(toStreamEvents(plan, meta), codec.createStreamEncoder(context), {
+      pacing,
+      faults: { errorAfter: faults.streamErrorAfter, cutAfter: faults.streamCutAfter },
+      counters: stats,
+      signal: streamSignal,
+    });
+    return streamedResponse(200, streamHeaders, chunks, () => {
+      controller.abort();
+    });
+  }
+
+  /** A non-streamed reply arrives when the whole stream would have finished. */
+  function generationMs(plan: ReplyPlan): number {
+    if (plan.chunkCount === 0) return 0;
+    return pacing.timeToFirstTokenMs + pacing.interTokenDelayMs * (plan.chunkCount - 1);
+  }
+
+  return { handle, stats };
+}
+
+/** Any key is accepted, but one must be there, where the family carries it (plus B's version header). */
+function checkCredentials(matched: Matched, headers: HeaderMap): GatewayError | undefined {
+  const { codec, query } = matched;
+  const key = codec.readClientKey(headers, new URLSearchParams(query));
+  if (key === undefined || key === '') {
+    return new GatewayError('authentication', 'simulator: no API key was sent (any value is accepted)');
+  }
+  return codec.checkHeaders(headers);
+}
+
+function errorResponse(codec: FamilyCodec, error: GatewayError): UpstreamResponse {
+  const wire = codec.encodeError(error);
+  const headers: Record<string, string> = { ...wire.headers, 'content-type': 'application/json' };
+  if (error.retryAfterSeconds !== undefined && headers['retry-after'] === undefined) {
+    headers['retry-after'] = String(error.retryAfterSeconds);
+  }
+  return wholeResponse(wire.status, headers, JSON.stringify(wire.body));
+}
+
+function parseJson(body: string): unknown {
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    throw new GatewayError('invalid_request', 'the request body is not valid JSON');
+  }
+}
+
+function asGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new GatewayError('internal', 'simulator: the request could not be handled', { cause: error });
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+}
+
+function pathOnly(path: string): string {
+  const queryAt = path.indexOf('?');
+  return queryAt === -1 ? path : path.slice(0, queryAt);
+}
