@@ -1,0 +1,237 @@
+/**
+ * A (or OpenAI-compatible) `chat.completion.chunk` SSE → canonical events. Block indices are
+ * assigned per choice in order of appearance; every block of a choice stays open until its
+ * `finish_reason` (one text block per choice, so a stream folds to the same content as the
+ * non-streamed body).
+ */
+import { GatewayError, isJsonObject, type JsonObject, type JsonValue, type Usage } from '../../ir/index.ts';
+import type { SseMessage } from '../../sse/parse-sse.ts';
+import type { DecodeContext, EmitStreamEvent, StreamDecoder } from '../codec.ts';
+import { argumentsText } from './decode-response.ts';
+import { streamError } from './errors.ts';
+import { decodeFinishReason } from './finish-reason.ts';
+import { decodeUsage } from './usage.ts';
+
+interface ChoiceState {
+  nextBlock: number;
+  /** The choice's text block, or -1 before the first non-empty content. */
+  textBlock: number;
+  /** A tool-call `index` (or a synthetic key for servers that omit it) → IR block index. */
+  toolBlocks: Map<number, number>;
+  /** Key of the call that fragments without an `index` continue. */
+  lastToolKey: number;
+  /** Block of the legacy `function_call`, or -1. */
+  legacyBlock: number;
+  /** Blocks to close at finish, in opening order. */
+  open: Array<{ kind: 'text' | 'tool'; index: number }>;
+  finished: boolean;
+}
+
+interface DecoderState {
+  started: boolean;
+  /** `[DONE]`, an error or end: nothing more is decoded. */
+  done: boolean;
+  usage: Usage | undefined;
+  choices: Map<number, ChoiceState>;
+}
+
+/** Synthetic keys for index-less tool fragments, far from any real A `index`. */
+const syntheticKeyBase = 1_000_000;
+
+export class AlphaStreamDecoder implements StreamDecoder {
+  readonly #context: DecodeContext;
+  readonly #state: DecoderState = { started: false, done: false, usage: undefined, choices: new Map() };
+
+  constructor(context: DecodeContext) {
+    this.#context = context;
+  }
+
+  push(message: SseMessage, emit: EmitStreamEvent): void {
+    if (this.#state.done) return;
+    if (message.data === '[DONE]') {
+      this.#complete(emit);
+      return;
+    }
+    const chunk = parseChunk(message.data);
+    if (chunk === undefined) {
+      this.#fail(emit, new GatewayError('upstream', 'upstream sent a stream chunk that is not JSON'));
+      return;
+    }
+    if (chunk.error !== undefined && chunk.error !== null) {
+      this.#fail(emit, streamError(chunk));
+      return;
+    }
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    const hasUsage = isJsonObject(chunk.usage);
+    // Azure-style preamble chunks (no choices, no usage, empty id) say nothing yet.
+    if (choices.length === 0 && !hasUsage) return;
+    this.#start(chunk, emit);
+    for (const item of choices) if (isJsonObject(item)) this.#choice(item, emit);
+    if (hasUsage) {
+      this.#state.usage = decodeUsage(chunk.usage);
+      emit({ type: 'usage', usage: this.#state.usage });
+    }
+  }
+
+  end(emit: EmitStreamEvent): void {
+    if (this.#state.done) return;
+    this.#fail(emit, new GatewayError('upstream', 'upstream stream ended before completion'));
+  }
+
+  #start(chunk: JsonObject, emit: EmitStreamEvent): void {
+    if (this.#state.started) return;
+    this.#state.started = true;
+    const id =
+      typeof chunk.id === 'string' && chunk.id !== '' ? chunk.id : this.#context.generateId('chatcmpl-');
+    const model = typeof chunk.model === 'string' ? chunk.model : '';
+    const created =
+      typeof chunk.created === 'number' ? chunk.created : Math.floor(this.#context.now() / 1000);
+    emit({ type: 'message-start', id, model, created });
+  }
+
+  #fail(emit: EmitStreamEvent, error: GatewayError): void {
+    this.#start({}, emit);
+    this.#state.done = true;
+    emit({ type: 'error', error });
+  }
+
+  /** `[DONE]`: finish choices the upstream left unfinished, then end with the last usage seen. */
+  #complete(emit: EmitStreamEvent): void {
+    this.#start({}, emit);
+    for (const [index, choice] of this.#state.choices)
+      if (!choice.finished) this.#finish(index, choice, null, emit);
+    this.#state.done = true;
+    const usage = this.#state.usage ?? {
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    };
+    emit({ type: 'message-end', usage });
+  }
+
+  #choiceState(index: number): ChoiceState {
+    let choice = this.#state.choices.get(index);
+    if (choice === undefined) {
+      choice = {
+        nextBlock: 0,
+        textBlock: -1,
+        toolBlocks: new Map(),
+        lastToolKey: -1,
+        legacyBlock: -1,
+        open: [],
+        finished: false,
+      };
+      this.#state.choices.set(index, choice);
+    }
+    return choice;
+  }
+
+  #choice(item: JsonObject, emit: EmitStreamEvent): void {
+    const index = typeof item.index === 'number' ? item.index : 0;
+    const choice = this.#choiceState(index);
+    if (choice.finished) return;
+    const delta = isJsonObject(item.delta) ? item.delta : {};
+    if (typeof delta.content === 'string') this.#text(index, choice, delta.content, emit);
+    // A refusal is what the model said instead of an answer: the client sees it as text.
+    if (typeof delta.refusal === 'string') this.#text(index, choice, delta.refusal, emit);
+    if (Array.isArray(delta.tool_calls)) {
+      for (const fragment of delta.tool_calls)
+        if (isJsonObject(fragment)) this.#toolFragment(index, choice, fragment, emit);
+    }
+    if (isJsonObject(delta.function_call)) this.#legacyFragment(index, choice, delta.function_call, emit);
+    const reason = item.finish_reason;
+    if (reason !== undefined && reason !== null) this.#finish(index, choice, reason, emit);
+  }
+
+  #text(index: number, choice: ChoiceState, text: string, emit: EmitStreamEvent): void {
+    if (text === '') return;
+    if (choice.textBlock === -1) {
+      choice.textBlock = choice.nextBlock++;
+      choice.open.push({ kind: 'text', index: choice.textBlock });
+      emit({ type: 'text-start', choice: index, index: choice.textBlock });
+    }
+    emit({ type: 'text-delta', choice: index, index: choice.textBlock, text });
+  }
+
+  /** The key a fragment continues: its `index`, or (servers that omit it) a new call per `id`. */
+  #toolKey(choice: ChoiceState, fragment: JsonObject): number {
+    if (typeof fragment.index === 'number') return fragment.index;
+    const hasId = typeof fragment.id === 'string' && fragment.id !== '';
+    return hasId || choice.lastToolKey === -1
+      ? syntheticKeyBase + choice.toolBlocks.size
+      : choice.lastToolKey;
+  }
+
+  #toolFragment(index: number, choice: ChoiceState, fragment: JsonObject, emit: EmitStreamEvent): void {
+    const key = this.#toolKey(choice, fragment);
+    const fn = isJsonObject(fragment.function) ? fragment.function : {};
+    let block = choice.toolBlocks.get(key);
+    if (block === undefined) {
+      block = this.#openTool(index, choice, fragment.id, fn.name, emit);
+      choice.toolBlocks.set(key, block);
+      choice.lastToolKey = key;
+    }
+    const fragmentText = argumentsText(fn.arguments);
+    if (fragmentText !== '')
+      emit({ type: 'tool-call-delta', choice: index, index: block, argumentsDelta: fragmentText });
+  }
+
+  #legacyFragment(index: number, choice: ChoiceState, fn: JsonObject, emit: EmitStreamEvent): void {
+    if (choice.legacyBlock === -1)
+      choice.legacyBlock = this.#openTool(index, choice, undefined, fn.name, emit);
+    const fragmentText = argumentsText(fn.arguments);
+    if (fragmentText !== '') {
+      emit({
+        type: 'tool-call-delta',
+        choice: index,
+        index: choice.legacyBlock,
+        argumentsDelta: fragmentText,
+      });
+    }
+  }
+
+  #openTool(
+    index: number,
+    choice: ChoiceState,
+    id: JsonValue | undefined,
+    name: JsonValue | undefined,
+    emit: EmitStreamEvent,
+  ): number {
+    const block = choice.nextBlock++;
+    choice.open.push({ kind: 'tool', index: block });
+    emit({
+      type: 'tool-call-start',
+      choice: index,
+      index: block,
+      id: typeof id === 'string' && id !== '' ? id : this.#context.generateId('call_'),
+      name: typeof name === 'string' ? name : '',
+    });
+    return block;
+  }
+
+  #finish(index: number, choice: ChoiceState, raw: JsonValue, emit: EmitStreamEvent): void {
+    let hasToolCalls = false;
+    for (const block of choice.open) {
+      if (block.kind === 'tool') hasToolCalls = true;
+      if (block.kind === 'text') emit({ type: 'text-end', choice: index, index: block.index });
+      else emit({ type: 'tool-call-end', choice: index, index: block.index });
+    }
+    choice.open = [];
+    choice.finished = true;
+    emit({ type: 'finish', choice: index, finishReason: decodeFinishReason(raw, hasToolCalls) });
+  }
+}
+
+function parseChunk(data: string): JsonObject | undefined {
+  try {
+    const value: unknown = JSON.parse(data);
+    return isJsonObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function createStreamDecoder(context: DecodeContext): AlphaStreamDecoder {
+  return new AlphaStreamDecoder(context);
+}

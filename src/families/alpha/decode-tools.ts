@@ -1,0 +1,79 @@
+/** A `tools`/`tool_choice` and legacy `functions`/`function_call` → IR tools and tool choice. */
+import {
+  invalidRequest,
+  type JsonObject,
+  type JsonValue,
+  type ToolChoice,
+  type ToolDefinition,
+} from '../../ir/index.ts';
+import {
+  optionalBoolean,
+  optionalString,
+  requireArray,
+  requireObject,
+  requireString,
+} from '../shared/validate.ts';
+
+export interface DecodedTools {
+  tools: ToolDefinition[];
+  toolChoice: ToolChoice | undefined;
+  legacyFunctions: boolean;
+}
+
+/** A `FunctionDefinition`; omitted `parameters` means a function without arguments. */
+function decodeFunctionDefinition(value: JsonValue | undefined, path: string): ToolDefinition {
+  const fn = requireObject(value, path);
+  const parameters =
+    fn.parameters === undefined || fn.parameters === null
+      ? { type: 'object', properties: {} }
+      : requireObject(fn.parameters, `${path}.parameters`);
+  const tool: ToolDefinition = { name: requireString(fn.name, `${path}.name`), parameters };
+  const description = optionalString(fn.description, `${path}.description`);
+  if (description !== undefined) tool.description = description;
+  const strict = optionalBoolean(fn.strict, `${path}.strict`);
+  if (strict !== undefined) tool.strict = strict;
+  return tool;
+}
+
+function decodeTool(value: JsonValue, path: string): ToolDefinition {
+  const tool = requireObject(value, path);
+  if (tool.type !== 'function') {
+    throw invalidRequest(`${path}.type: only "function" tools are supported`, `${path}.type`);
+  }
+  return decodeFunctionDefinition(tool.function, `${path}.function`);
+}
+
+function decodeToolChoice(value: JsonValue | undefined, path: string): ToolChoice | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === 'auto' || value === 'none' || value === 'required') return { type: value };
+  const choice = requireObject(value, path);
+  if (choice.type !== 'function') {
+    throw invalidRequest(`${path}: expected "auto", "none", "required" or a function choice`, path);
+  }
+  const fn = requireObject(choice.function, `${path}.function`);
+  return { type: 'tool', name: requireString(fn.name, `${path}.function.name`) };
+}
+
+/** Legacy `function_call`: `"auto" | "none" | {name}`. */
+function decodeFunctionCallChoice(value: JsonValue | undefined, path: string): ToolChoice | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === 'auto' || value === 'none') return { type: value };
+  const choice = requireObject(value, path);
+  return { type: 'tool', name: requireString(choice.name, `${path}.name`) };
+}
+
+function list(value: JsonValue | undefined, path: string): JsonValue[] {
+  return value === undefined || value === null ? [] : requireArray(value, path);
+}
+
+export function decodeTools(body: JsonObject): DecodedTools {
+  const tools = list(body.tools, 'tools').map((tool, index) => decodeTool(tool, `tools[${index}]`));
+  const functions = list(body.functions, 'functions');
+  for (const [index, fn] of functions.entries())
+    tools.push(decodeFunctionDefinition(fn, `functions[${index}]`));
+  const toolChoice =
+    decodeToolChoice(body.tool_choice, 'tool_choice') ??
+    decodeFunctionCallChoice(body.function_call, 'function_call');
+  const legacyFunctions = body.functions !== undefined && body.functions !== null;
+  return { tools, toolChoice, legacyFunctions };
+}

@@ -1,0 +1,87 @@
+/** Canonical request → an A upstream call (brief "Sampling decision table" for A). */
+import {
+  invalidRequest,
+  type ChatRequest,
+  type JsonObject,
+  type Sampling,
+  type ToolChoice,
+} from '../../ir/index.ts';
+import type { UpstreamRequest, UpstreamTarget } from '../codec.ts';
+import { droppedExtensionWarnings } from '../shared/warnings.ts';
+import { encodeMessages } from './encode-messages.ts';
+import { chatCompletionsPath, type AlphaTool, type AlphaToolChoice } from './wire.ts';
+
+const maxStopSequences = 4;
+const maxTemperature = 2;
+
+export function upstreamHeaders(target: UpstreamTarget): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (target.apiKey !== undefined) headers.authorization = `Bearer ${target.apiKey}`;
+  return headers;
+}
+
+function encodeSampling(sampling: Sampling, body: JsonObject, warnings: string[]): void {
+  if (sampling.maxOutputTokens !== undefined) body.max_tokens = sampling.maxOutputTokens;
+  if (sampling.temperature !== undefined) {
+    body.temperature = Math.min(sampling.temperature, maxTemperature);
+    if (sampling.temperature > maxTemperature) {
+      warnings.push(`temperature ${sampling.temperature} is above the alpha maximum and was clamped to 2`);
+    }
+  }
+  if (sampling.topP !== undefined) body.top_p = sampling.topP;
+  if (sampling.topK !== undefined) warnings.push('top_k has no equivalent for alpha models and was dropped');
+  const stop = sampling.stopSequences;
+  if (stop !== undefined) {
+    if (stop.length > maxStopSequences) {
+      throw invalidRequest(
+        `stop: alpha models accept at most ${maxStopSequences} stop sequences, ${stop.length} were given`,
+        'stop',
+      );
+    }
+    body.stop = stop;
+  }
+  if (sampling.presencePenalty !== undefined) body.presence_penalty = sampling.presencePenalty;
+  if (sampling.frequencyPenalty !== undefined) body.frequency_penalty = sampling.frequencyPenalty;
+  if (sampling.seed !== undefined) body.seed = sampling.seed;
+  if (sampling.candidateCount !== undefined) body.n = sampling.candidateCount;
+}
+
+function encodeToolChoice(choice: ToolChoice): AlphaToolChoice {
+  return choice.type === 'tool' ? { type: 'function', function: { name: choice.name } } : choice.type;
+}
+
+function encodeTools(request: ChatRequest, body: JsonObject): void {
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((tool): AlphaTool => {
+      const fn: AlphaTool['function'] =
+        tool.description === undefined
+          ? { name: tool.name, parameters: tool.parameters }
+          : { name: tool.name, description: tool.description, parameters: tool.parameters };
+      if (tool.strict !== undefined) fn.strict = tool.strict;
+      return { type: 'function', function: fn };
+    });
+  }
+  if (request.toolChoice !== undefined) body.tool_choice = encodeToolChoice(request.toolChoice);
+  if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
+}
+
+export function encodeRequest(request: ChatRequest, target: UpstreamTarget): UpstreamRequest {
+  const warnings = droppedExtensionWarnings(request, 'alpha');
+  const body: JsonObject = { model: target.model, messages: encodeMessages(request, warnings) };
+  encodeSampling(request.sampling, body, warnings);
+  encodeTools(request, body);
+  if (request.stream) {
+    body.stream = true;
+    // Always: the gateway meters every stream; the client-facing encoder decides what to show.
+    body.stream_options = { include_usage: true };
+  }
+  for (const [key, value] of Object.entries(request.extensions.alpha ?? {})) {
+    if (!Object.hasOwn(body, key)) body[key] = value;
+  }
+  return {
+    path: chatCompletionsPath,
+    headers: upstreamHeaders(target),
+    body: JSON.stringify(body),
+    warnings,
+  };
+}

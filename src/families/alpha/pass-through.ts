@@ -1,0 +1,64 @@
+/**
+ * Same-family traffic: the client's own body goes upstream with only the model changed (and usage
+ * forced on for streams); answers come back with only the model name changed, without re-encoding.
+ */
+import { isJsonObject, type ChatRequest, type JsonObject } from '../../ir/index.ts';
+import type { SseMessage } from '../../sse/parse-sse.ts';
+import type { PassThrough, ResponseContext, UpstreamRequest, UpstreamTarget } from '../codec.ts';
+import { upstreamHeaders } from './encode-request.ts';
+import { chatCompletionsPath } from './wire.ts';
+
+function encodeRequest(body: JsonObject, _request: ChatRequest, target: UpstreamTarget): UpstreamRequest {
+  const outgoing: JsonObject = { ...body, model: target.model };
+  if (body.stream === true) {
+    // The gateway meters every stream; forwardStreamMessage hides the usage chunk if the client did not ask.
+    const options = isJsonObject(body.stream_options) ? body.stream_options : {};
+    outgoing.stream_options = { ...options, include_usage: true };
+  }
+  return {
+    path: chatCompletionsPath,
+    headers: upstreamHeaders(target),
+    body: JSON.stringify(outgoing),
+    warnings: [],
+  };
+}
+
+function rewriteResponse(body: JsonObject, context: ResponseContext): JsonObject {
+  return { ...body, model: context.model };
+}
+
+/** The usage-only chunk: `choices` empty plus a usage object (the `[]` test is a cheap pre-filter). */
+function isUsageOnlyChunk(data: string): boolean {
+  if (!data.includes('"choices":[]') && !data.includes('"choices": []')) return false;
+  try {
+    const chunk: unknown = JSON.parse(data);
+    return (
+      isJsonObject(chunk) &&
+      Array.isArray(chunk.choices) &&
+      chunk.choices.length === 0 &&
+      isJsonObject(chunk.usage)
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** Replaces the top-level `"model":"…"` (compact or spaced) by plain string search, no JSON round trip. */
+function renameModel(data: string, from: string, to: string): string {
+  const quotedFrom = JSON.stringify(from);
+  const quotedTo = JSON.stringify(to);
+  const compact = `"model":${quotedFrom}`;
+  if (data.includes(compact)) return data.replace(compact, `"model":${quotedTo}`);
+  const spaced = `"model": ${quotedFrom}`;
+  return data.includes(spaced) ? data.replace(spaced, `"model": ${quotedTo}`) : data;
+}
+
+function forwardStreamMessage(message: SseMessage, context: ResponseContext, upstreamModel: string): string {
+  const data = message.data;
+  if (data === '[DONE]') return 'data: [DONE]\n\n';
+  if (!context.includeUsage && isUsageOnlyChunk(data)) return '';
+  const renamed = upstreamModel === context.model ? data : renameModel(data, upstreamModel, context.model);
+  return `data: ${renamed}\n\n`;
+}
+
+export const passThrough: PassThrough = { encodeRequest, rewriteResponse, forwardStreamMessage };
