@@ -1,0 +1,192 @@
+/** A Family C `generateContent` body (+ the route's model and stream switch) → the canonical request. */
+import { invalidRequest } from '../../ir/index.ts';
+import type {
+  ChatRequest,
+  JsonObject,
+  JsonValue,
+  Sampling,
+  TextPart,
+  ToolChoice,
+  ToolDefinition,
+} from '../../ir/index.ts';
+import type { SurfaceInput } from '../codec.ts';
+import {
+  optionalInteger,
+  optionalNumber,
+  optionalString,
+  optionalStringList,
+  requireArray,
+  requireObject,
+  requireString,
+  unknownFields,
+} from '../shared/validate.ts';
+import { decodeContents } from './decode-contents.ts';
+import { normaliseGammaSchema } from './schema.ts';
+
+/** `model` is ignored in the body: the path names the model. */
+const knownFields: ReadonlySet<string> = new Set([
+  'contents',
+  'systemInstruction',
+  'generationConfig',
+  'safetySettings',
+  'tools',
+  'toolConfig',
+  'model',
+]);
+
+const knownConfigFields: ReadonlySet<string> = new Set([
+  'temperature',
+  'topP',
+  'topK',
+  'maxOutputTokens',
+  'stopSequences',
+  'candidateCount',
+  'presencePenalty',
+  'frequencyPenalty',
+  'seed',
+]);
+
+const maxStopSequences = 5;
+
+export function decodeRequest(input: SurfaceInput): ChatRequest {
+  const body = requireObject(input.body, 'body');
+  const model = input.route.model;
+  if (model === undefined || model === '') throw invalidRequest('model: the path must name a model', 'model');
+  const extension = unknownFields(body, knownFields);
+  const request: ChatRequest = {
+    model,
+    system: decodeSystem(body.systemInstruction),
+    messages: decodeContents(body.contents),
+    tools: [],
+    sampling: decodeGenerationConfig(body.generationConfig, extension),
+    stream: input.route.stream ?? false,
+    includeUsage: false,
+    extensions: {},
+  };
+  if (body.safetySettings !== undefined && body.safetySettings !== null) {
+    extension.safetySettings = requireArray(body.safetySettings, 'safetySettings');
+  }
+  request.tools = decodeTools(body.tools, extension);
+  const toolChoice = decodeToolConfig(body.toolConfig, extension);
+  if (toolChoice !== undefined) request.toolChoice = toolChoice;
+  if (Object.keys(extension).length > 0) request.extensions = { gamma: extension };
+  return request;
+}
+
+function decodeSystem(value: unknown): TextPart[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value === 'string') return value === '' ? [] : [{ type: 'text', text: value }];
+  const content = requireObject(value, 'systemInstruction');
+  const system: TextPart[] = [];
+  requireArray(content.parts, 'systemInstruction.parts').forEach((item, index) => {
+    const path = `systemInstruction.parts[${index}]`;
+    const text = requireString(requireObject(item, path).text, `${path}.text`);
+    if (text !== '') system.push({ type: 'text', text });
+  });
+  return system;
+}
+
+/** The canonical knobs go to `sampling`; the rest (thinkingConfig, responseSchema…) stays for C upstreams. */
+function decodeGenerationConfig(value: unknown, extension: JsonObject): Sampling {
+  if (value === undefined || value === null) return {};
+  const config = requireObject(value, 'generationConfig');
+  const at = (field: string): string => `generationConfig.${field}`;
+  const fields: Record<keyof Sampling, number | string[] | undefined> = {
+    temperature: optionalNumber(config.temperature, at('temperature'), 0, 2),
+    topP: optionalNumber(config.topP, at('topP'), 0, 1),
+    topK: optionalInteger(config.topK, at('topK'), 0, Number.MAX_SAFE_INTEGER),
+    maxOutputTokens: optionalInteger(
+      config.maxOutputTokens,
+      at('maxOutputTokens'),
+      1,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    stopSequences: optionalStringList(config.stopSequences, at('stopSequences'), maxStopSequences),
+    candidateCount: optionalInteger(config.candidateCount, at('candidateCount'), 1, 8),
+    presencePenalty: optionalNumber(config.presencePenalty, at('presencePenalty'), -2, 2),
+    frequencyPenalty: optionalNumber(config.frequencyPenalty, at('frequencyPenalty'), -2, 2),
+    seed: optionalInteger(config.seed, at('seed'), Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+  };
+  const rest = unknownFields(config, knownConfigFields);
+  if (Object.keys(rest).length > 0) extension.generationConfig = rest;
+  return withoutUndefined(fields);
+}
+
+/** `exactOptionalPropertyTypes`: absent knobs must be missing keys, not `undefined` values. */
+function withoutUndefined(fields: Record<keyof Sampling, number | string[] | undefined>): Sampling {
+  const out: Record<string, number | string[]> = {};
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+/** `functionDeclarations` become IR tools; other tool kinds (googleSearch, codeExecution…) stay for C upstreams. */
+function decodeTools(value: unknown, extension: JsonObject): ToolDefinition[] {
+  if (value === undefined || value === null) return [];
+  const tools: ToolDefinition[] = [];
+  const others: JsonValue[] = [];
+  requireArray(value, 'tools').forEach((item, index) => {
+    const tool = requireObject(item, `tools[${index}]`);
+    const { functionDeclarations, ...rest } = tool;
+    if (functionDeclarations !== undefined) {
+      requireArray(functionDeclarations, `tools[${index}].functionDeclarations`).forEach(
+        (declaration, position) => {
+          tools.push(decodeDeclaration(declaration, `tools[${index}].functionDeclarations[${position}]`));
+        },
+      );
+    }
+    if (Object.keys(rest).length > 0) others.push(rest);
+  });
+  if (others.length > 0) extension.tools = others;
+  return tools;
+}
+
+function decodeDeclaration(value: unknown, path: string): ToolDefinition {
+  const declaration = requireObject(value, path);
+  const tool: ToolDefinition = {
+    name: requireString(declaration.name, `${path}.name`),
+    parameters: { type: 'object', properties: {} },
+  };
+  const description = optionalString(declaration.description, `${path}.description`);
+  if (description !== undefined) tool.description = description;
+  if (declaration.parameters !== undefined && declaration.parameters !== null) {
+    tool.parameters = requireObject(
+      normaliseGammaSchema(requireObject(declaration.parameters, `${path}.parameters`)),
+      path,
+    );
+  } else if (declaration.parametersJsonSchema !== undefined && declaration.parametersJsonSchema !== null) {
+    tool.parameters = requireObject(declaration.parametersJsonSchema, `${path}.parametersJsonSchema`);
+  }
+  return tool;
+}
+
+function decodeToolConfig(value: unknown, extension: JsonObject): ToolChoice | undefined {
+  if (value === undefined || value === null) return undefined;
+  const { functionCallingConfig, ...rest } = requireObject(value, 'toolConfig');
+  if (Object.keys(rest).length > 0) extension.toolConfig = rest;
+  if (functionCallingConfig === undefined || functionCallingConfig === null) return undefined;
+  const config = requireObject(functionCallingConfig, 'toolConfig.functionCallingConfig');
+  const mode = optionalString(config.mode, 'toolConfig.functionCallingConfig.mode') ?? 'MODE_UNSPECIFIED';
+  const names = config.allowedFunctionNames;
+  const allowed =
+    names === undefined || names === null
+      ? []
+      : requireArray(names, 'toolConfig.functionCallingConfig.allowedFunctionNames');
+  switch (mode) {
+    case 'MODE_UNSPECIFIED':
+      return undefined;
+    case 'AUTO':
+    case 'VALIDATED':
+      return { type: 'auto' };
+    case 'NONE':
+      return { type: 'none' };
+    case 'ANY': {
+      const only = allowed.length === 1 ? allowed[0] : undefined;
+      return typeof only === 'string' ? { type: 'tool', name: only } : { type: 'required' };
+    }
+    default:
+      throw invalidRequest(
+        `toolConfig.functionCallingConfig.mode: unknown mode "${mode}"`,
+        'toolConfig.functionCallingConfig.mode',
+      );
+  }
+}

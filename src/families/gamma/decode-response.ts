@@ -1,0 +1,81 @@
+/** A Family C `GenerateContentResponse` from an upstream → the canonical response. */
+import { GatewayError, isJsonObject } from '../../ir/index.ts';
+import type { AssistantPart, ChatResponse, Choice, JsonObject, ToolCallPart } from '../../ir/index.ts';
+import type { DecodeContext } from '../codec.ts';
+import { decodeFinishReason } from './finish-reason.ts';
+import { decodeUsage } from './usage.ts';
+
+export function decodeResponse(body: unknown, context: DecodeContext): ChatResponse {
+  if (!isJsonObject(body))
+    throw new GatewayError('upstream', 'the upstream answered with a body that is not a JSON object');
+  const candidates = Array.isArray(body.candidates) ? body.candidates.filter(isJsonObject) : [];
+  const choices = candidates.map((candidate, position) => decodeCandidate(candidate, position, context));
+  if (choices.length === 0) choices.push(blockedChoice(body.promptFeedback));
+  choices.sort((left, right) => left.index - right.index);
+  return {
+    id: typeof body.responseId === 'string' ? body.responseId : context.generateId('gen_'),
+    model: typeof body.modelVersion === 'string' ? body.modelVersion : '',
+    created: createdSeconds(body.createTime, context),
+    choices,
+    usage: decodeUsage(body.usageMetadata),
+  };
+}
+
+/** C-cloud sends `createTime` (RFC 3339); the public API sends nothing, so the clock decides. */
+export function createdSeconds(createTime: unknown, context: DecodeContext): number {
+  const parsed = typeof createTime === 'string' ? Date.parse(createTime) : Number.NaN;
+  return Math.floor((Number.isFinite(parsed) ? parsed : context.now()) / 1000);
+}
+
+export function candidateIndex(candidate: JsonObject, position: number): number {
+  return typeof candidate.index === 'number' ? candidate.index : position;
+}
+
+export function candidateParts(candidate: JsonObject): JsonObject[] {
+  const content = candidate.content;
+  if (!isJsonObject(content) || !Array.isArray(content.parts)) return [];
+  return content.parts.filter(isJsonObject);
+}
+
+function decodeCandidate(candidate: JsonObject, position: number, context: DecodeContext): Choice {
+  const content: AssistantPart[] = [];
+  for (const part of candidateParts(candidate)) {
+    // Thought summaries are not answer text; no client family has a place for them here.
+    if (part.thought === true) continue;
+    if (typeof part.text === 'string' && part.text !== '') {
+      const last = content.at(-1);
+      // Adjacent text parts are one block, as a streamed reply folds to.
+      if (last?.type === 'text') last.text += part.text;
+      else content.push({ type: 'text', text: part.text });
+    } else if (isJsonObject(part.functionCall)) {
+      content.push(decodeFunctionCall(part.functionCall, context));
+    }
+  }
+  const hasToolCalls = content.some((part) => part.type === 'tool-call');
+  const raw = typeof candidate.finishReason === 'string' ? candidate.finishReason : undefined;
+  return {
+    index: candidateIndex(candidate, position),
+    content,
+    finishReason: raw === undefined ? { unified: 'other' } : decodeFinishReason(raw, hasToolCalls),
+  };
+}
+
+export function decodeFunctionCall(call: JsonObject, context: DecodeContext): ToolCallPart {
+  return {
+    type: 'tool-call',
+    id: typeof call.id === 'string' && call.id !== '' ? call.id : context.generateId('call_'),
+    name: typeof call.name === 'string' ? call.name : '',
+    arguments: JSON.stringify(isJsonObject(call.args) ? call.args : {}),
+  };
+}
+
+/** A blocked prompt is HTTP 200 with `promptFeedback.blockReason` and no candidates: one empty, filtered choice. */
+export function blockedChoice(feedback: unknown): Choice {
+  const reason =
+    isJsonObject(feedback) && typeof feedback.blockReason === 'string' ? feedback.blockReason : undefined;
+  return {
+    index: 0,
+    content: [],
+    finishReason: reason === undefined ? { unified: 'other' } : { unified: 'content-filter', raw: reason },
+  };
+}

@@ -1,0 +1,28 @@
+/** Family C ("gamma", generate-content style) codec. */
+import type { FamilyCodec } from '../codec.ts';
+import { decodeRequest } from './decode-request.ts';
+import { decodeResponse } from './decode-response.ts';
+import { createStreamDecoder } from './decode-stream.ts';
+import { encodeRequest } from './encode-request.ts';
+import { encodeResponse } from './encode-response.ts';
+import { createStreamEncoder } from './encode-stream.ts';
+import { decodeError, encodeError } from './errors.ts';
+import { passThrough } from './pass-through.ts';
+import { checkHeaders, matchRoute, readClientKey } from './surface.ts';
+
+export const gammaCodec: FamilyCodec = {
+  id: 'gamma',
+  capabilities: { multipleCandidates: true, requiresMaxOutputTokens: false },
+  matchRoute,
+  readClientKey,
+  checkHeaders,
+  decodeRequest,
+  encodeResponse,
+  createStreamEncoder,
+  encodeError,
+  encodeRequest,
+  decodeResponse,
+  createStreamDecoder,
+  decodeError,
+  passThrough,
+};
