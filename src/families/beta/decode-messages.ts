@@ -33,19 +33,12 @@ export function decodeMessages(value: unknown): DecodedMessages {
 function decodeMessage(item: unknown, path: string, state: DecodeState): void {
   const message = requireObject(item, path);
   const contentPath = `${path}.content`;
-  switch (message.role) {
-    case 'user':
-      decodeUser(message.content, contentPath, state);
-      return;
-    case 'assistant':
-      decodeAssistant(message.content, contentPath, state);
-      return;
-    case 'system':
-      state.system.push(...decodeSystem(message.content, contentPath));
-      return;
-    default:
-      throw invalidRequest(`${path}.role: expected "user" or "assistant"`, `${path}.role`);
-  }
+  const role = message.role;
+  if (role === 'user') decodeUser(message.content, contentPath, state);
+  else if (role === 'assistant') decodeAssistant(message.content, contentPath, state);
+  // 1.x clients may send system entries inside `messages`; the IR keeps all system text together.
+  else if (role === 'system') state.system.push(...decodeSystem(message.content, contentPath));
+  else throw invalidRequest(`${path}.role: expected "user" or "assistant"`, `${path}.role`);
 }
 
 /** Top-level `system` or a system entry's content: a string or text blocks. */
@@ -55,7 +48,8 @@ export function decodeSystem(value: unknown, path: string): TextPart[] {
   return requireArray(value, path).map((item, position) => {
     const blockPath = `${path}.${position}`;
     const block = requireObject(item, blockPath);
-    if (block.type !== 'text') throw invalidRequest(`${blockPath}.type: expected "text"`, `${blockPath}.type`);
+    if (block.type !== 'text')
+      throw invalidRequest(`${blockPath}.type: expected "text"`, `${blockPath}.type`);
     return readTextBlock(block, blockPath);
   });
 }
@@ -91,11 +85,18 @@ function decodeUser(content: unknown, path: string, state: DecodeState): void {
   if (parts.length > 0 || results.length === 0) state.messages.push({ role: 'user', content: parts });
 }
 
-function readToolResult(block: JsonObject, path: string, callNames: ReadonlyMap<string, string>): ToolResultPart {
+function readToolResult(
+  block: JsonObject,
+  path: string,
+  callNames: ReadonlyMap<string, string>,
+): ToolResultPart {
   const callId = requireString(block.tool_use_id, `${path}.tool_use_id`);
   const name = callNames.get(callId);
   if (name === undefined) {
-    throw invalidRequest(`${path}.tool_use_id: no earlier tool_use block has id "${callId}"`, `${path}.tool_use_id`);
+    throw invalidRequest(
+      `${path}.tool_use_id: no earlier tool_use block has id "${callId}"`,
+      `${path}.tool_use_id`,
+    );
   }
   const content = readToolResultContent(block.content, `${path}.content`);
   const isError = optionalBoolean(block.is_error, `${path}.is_error`) ?? false;
@@ -130,7 +131,8 @@ function decodeAssistant(content: unknown, path: string, state: DecodeState): vo
     const blockPath = `${path}.${position}`;
     if (block.type === 'text') parts.push(readTextBlock(block, blockPath));
     else if (block.type === 'tool_use') parts.push(readToolUse(block, blockPath, state.callNames));
-    else if (block.type !== 'thinking' && block.type !== 'redacted_thinking') throw unsupportedBlock(block, blockPath);
+    else if (block.type !== 'thinking' && block.type !== 'redacted_thinking')
+      throw unsupportedBlock(block, blockPath);
   });
   // A turn that held only thinking blocks says nothing the IR can carry.
   if (parts.length > 0 || blocks.length === 0) state.messages.push({ role: 'assistant', content: parts });

@@ -80,7 +80,10 @@ function decodeTools(value: unknown): ToolDefinition[] {
     const tool = requireObject(item, path);
     // Server tools (`web_search_20250305`…) run inside the provider; the IR cannot carry them.
     if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
-      throw invalidRequest(`${path}.type: server tools ("${String(tool.type)}") are not supported`, `${path}.type`);
+      throw invalidRequest(
+        `${path}.type: server tools (${JSON.stringify(tool.type)}) are not supported`,
+        `${path}.type`,
+      );
     }
     const definition: ToolDefinition = {
       name: requireString(tool.name, `${path}.name`),
@@ -105,16 +108,10 @@ function decodeToolChoice(value: unknown, request: ChatRequest): void {
 }
 
 function readChoiceType(choice: JsonObject): ToolChoice {
-  switch (choice.type) {
-    case 'auto':
-      return { type: 'auto' };
-    case 'any':
-      return { type: 'required' };
-    case 'none':
-      return { type: 'none' };
-    case 'tool':
-      return { type: 'tool', name: requireString(choice.name, 'tool_choice.name') };
-    default:
-      throw invalidRequest('tool_choice.type: expected "auto", "any", "tool" or "none"', 'tool_choice.type');
-  }
+  const type = choice.type;
+  if (type === 'auto') return { type: 'auto' };
+  if (type === 'any') return { type: 'required' };
+  if (type === 'none') return { type: 'none' };
+  if (type === 'tool') return { type: 'tool', name: requireString(choice.name, 'tool_choice.name') };
+  throw invalidRequest('tool_choice.type: expected "auto", "any", "tool" or "none"', 'tool_choice.type');
 }

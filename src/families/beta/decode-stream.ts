@@ -107,7 +107,8 @@ export class BetaStreamDecoder implements StreamDecoder {
   #start(emit: EmitStreamEvent, message: JsonObject): void {
     if (this.#started) return;
     this.#started = true;
-    const id = typeof message.id === 'string' && message.id !== '' ? message.id : this.#context.generateId('msg_');
+    const id =
+      typeof message.id === 'string' && message.id !== '' ? message.id : this.#context.generateId('msg_');
     const model = typeof message.model === 'string' ? message.model : '';
     const created = Math.floor(this.#context.now() / 1000);
     emit({ type: 'message-start', id, model, created, usage: this.#currentUsage() });
@@ -122,7 +123,8 @@ export class BetaStreamDecoder implements StreamDecoder {
       const index = this.#nextIndex++;
       this.#blocks.set(wireIndex, { kind: 'text', index });
       emit({ type: 'text-start', choice: 0, index });
-      if (typeof block.text === 'string' && block.text !== '') emit({ type: 'text-delta', choice: 0, index, text: block.text });
+      if (typeof block.text === 'string' && block.text !== '')
+        emit({ type: 'text-delta', choice: 0, index, text: block.text });
     } else if (block.type === 'tool_use') {
       const index = this.#nextIndex++;
       this.#blocks.set(wireIndex, { kind: 'tool', index });
@@ -173,7 +175,11 @@ export class BetaStreamDecoder implements StreamDecoder {
     if (!this.#finished && typeof delta.stop_reason === 'string') {
       this.#closeBlocks(emit);
       this.#finished = true;
-      emit({ type: 'finish', choice: 0, finishReason: decodeFinishReason(delta.stop_reason, delta.stop_sequence) });
+      emit({
+        type: 'finish',
+        choice: 0,
+        finishReason: decodeFinishReason(delta.stop_reason, delta.stop_sequence),
+      });
     }
     if (isJsonObject(data.usage)) {
       this.#updateUsage(data.usage);

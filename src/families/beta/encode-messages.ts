@@ -92,7 +92,8 @@ function encodeToolResult(part: ToolResultPart): BetaToolResultBlock {
   const block: BetaToolResultBlock = { type: 'tool_result', tool_use_id: toolUseId(part.callId) };
   const content = encodeUserParts(part.content);
   const only = content[0];
-  if (content.length === 1 && only?.type === 'text' && only.cache_control === undefined) block.content = only.text;
+  if (content.length === 1 && only?.type === 'text' && only.cache_control === undefined)
+    block.content = only.text;
   else if (content.length > 0) block.content = content;
   if (part.isError) block.is_error = true;
   return withWireCacheControl(block, part.cacheControl);

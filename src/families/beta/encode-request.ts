@@ -23,10 +23,12 @@ export function encodeRequest(request: ChatRequest, target: UpstreamTarget): Ups
     throw invalidRequest('max_tokens: beta models require an output cap (max_tokens)', 'max_tokens');
   }
   const warnings: string[] = [];
-  const body: BetaRequestBody = { model: target.model, max_tokens: maxTokens, messages: [] };
   const system = encodeSystem(request.system);
-  if (system !== undefined) body.system = system;
-  body.messages = encodeMessages(request.messages);
+  const messages = encodeMessages(request.messages);
+  const body: BetaRequestBody =
+    system === undefined
+      ? { model: target.model, max_tokens: maxTokens, messages }
+      : { model: target.model, max_tokens: maxTokens, system, messages };
   encodeSampling(request.sampling, body, warnings);
   if (request.tools.length > 0) {
     body.tools = request.tools.map((tool) => encodeTool(tool));
@@ -59,7 +61,9 @@ function encodeSampling(sampling: Sampling, body: BetaRequestBody, warnings: str
   if (sampling.temperature !== undefined) {
     body.temperature = Math.min(sampling.temperature, 1);
     if (sampling.temperature > 1) {
-      warnings.push(`temperature ${sampling.temperature} is above the beta maximum of 1 and was clamped to 1`);
+      warnings.push(
+        `temperature ${sampling.temperature} is above the beta maximum of 1 and was clamped to 1`,
+      );
     }
   }
   if (sampling.topP !== undefined) body.top_p = sampling.topP;

@@ -49,7 +49,10 @@ function toolInput(text: string): JsonObject {
     value = undefined;
   }
   if (!isJsonObject(value)) {
-    throw new GatewayError('upstream', 'the upstream returned tool-call arguments that are not a JSON object');
+    throw new GatewayError(
+      'upstream',
+      'the upstream returned tool-call arguments that are not a JSON object',
+    );
   }
   return value;
 }

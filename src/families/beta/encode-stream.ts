@@ -89,7 +89,10 @@ export class BetaStreamEncoder implements StreamEncoder {
   #blockDelta(index: number, delta: string): string {
     const wireIndex = this.#state.open.get(index);
     if (wireIndex === undefined) return '';
-    return sseEvent('content_block_delta', `{"type":"content_block_delta","index":${wireIndex},"delta":${delta}}`);
+    return sseEvent(
+      'content_block_delta',
+      `{"type":"content_block_delta","index":${wireIndex},"delta":${delta}}`,
+    );
   }
 
   #blockStop(index: number): string {
@@ -108,7 +111,10 @@ export class BetaStreamEncoder implements StreamEncoder {
 
   #messageEnd(usage: Usage): string {
     const finishReason = this.#state.finishReason ?? { unified: 'stop' };
-    const delta = { stop_reason: encodeStopReason(finishReason), stop_sequence: encodeStopSequence(finishReason) };
+    const delta = {
+      stop_reason: encodeStopReason(finishReason),
+      stop_sequence: encodeStopSequence(finishReason),
+    };
     const wireUsage = {
       output_tokens: usage.outputTokens,
       input_tokens: uncachedInputTokens(usage),

@@ -27,7 +27,8 @@ export function errorObject(error: GatewayError): { type: BetaErrorType; message
 
 export function encodeError(error: GatewayError): WireError {
   const headers: Record<string, string> = {};
-  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.ceil(error.retryAfterSeconds));
+  if (error.retryAfterSeconds !== undefined)
+    headers['retry-after'] = String(Math.ceil(error.retryAfterSeconds));
   return {
     status: wireByKind[error.kind].status,
     body: { type: 'error', error: errorObject(error), request_id: null },
@@ -128,7 +129,8 @@ export function decodeStreamError(error: unknown): GatewayError {
   const object = isJsonObject(error) ? error : {};
   const type = typeof object.type === 'string' ? object.type : '';
   const kind: GatewayErrorKind = isBetaErrorType(type) ? kindByType[type] : 'upstream';
-  if (type === 'authentication_error' || type === 'permission_error') return new GatewayError(kind, credentialsRejected);
+  if (type === 'authentication_error' || type === 'permission_error')
+    return new GatewayError(kind, credentialsRejected);
   const text = typeof object.message === 'string' ? object.message : 'the beta upstream reported an error';
   return new GatewayError(kind, `upstream: ${text}`);
 }

@@ -33,7 +33,8 @@ export function isAcceptedVersion(value: string): boolean {
   if (match === null) return false;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   const date = new Date(Date.UTC(year, month - 1, day));
-  const real = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  const real =
+    date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
   // ISO dates of equal length compare correctly as strings.
   return real && value >= oldestVersion;
 }
@@ -41,11 +42,14 @@ export function isAcceptedVersion(value: string): boolean {
 export function checkHeaders(headers: HeaderMap): GatewayError | undefined {
   const version = header(headers, 'beta-version')?.trim();
   if (version === undefined || version === '') {
-    return invalidRequest('beta-version: header is required (for example beta-version: 2023-06-01)', 'beta-version');
+    return invalidRequest(
+      'beta-version: header is required (for example beta-version: 2023-06-01)',
+      'beta-version',
+    );
   }
   if (!isAcceptedVersion(version)) {
     return invalidRequest(
-      `beta-version: "${version}" is not a valid version; send a date such as 2023-06-01`,
+      `beta-version: ${JSON.stringify(version.slice(0, 40))} is not a valid version; send a date such as 2023-06-01`,
       'beta-version',
     );
   }

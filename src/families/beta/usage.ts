@@ -18,7 +18,8 @@ export function thinkingTokens(usage: Record<string, unknown>): number | undefin
 }
 
 export function decodeUsage(value: unknown): Usage {
-  if (!isJsonObject(value)) return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  if (!isJsonObject(value))
+    return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   const cacheReadTokens = count(value.cache_read_input_tokens) ?? 0;
   const cacheWriteTokens = count(value.cache_creation_input_tokens) ?? 0;
   const usage: Usage = {

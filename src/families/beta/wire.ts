@@ -17,8 +17,7 @@ export type BetaTextBlock = {
 };
 
 export type BetaImageSource =
-  | { type: 'base64'; media_type: string; data: string }
-  | { type: 'url'; url: string };
+  { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
 
 export type BetaImageBlock = {
   type: 'image';
