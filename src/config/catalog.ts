@@ -54,7 +54,15 @@ function round(value: number): number {
   return Math.round(value * 1e6) / 1e6;
 }
 
-type Row = [name: string, family: FamilyId, context: number, maxOutput: number, input: number, output: number, vision: boolean];
+type Row = [
+  name: string,
+  family: FamilyId,
+  context: number,
+  maxOutput: number,
+  input: number,
+  output: number,
+  vision: boolean,
+];
 
 // The spec's "Models" table, verbatim.
 const rows: Row[] = [

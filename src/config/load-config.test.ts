@@ -20,7 +20,12 @@ test('defaults: the spec catalog, simulator upstreams, 127.0.0.1:8080', () => {
     ['A-1', 'A-2', 'A-3', 'B-1', 'B-2', 'B-3', 'B-4', 'C-1', 'C-2', 'C-3'],
   );
   const b1 = config.models.find((entry) => entry.name === 'B-1');
-  assert.deepEqual(b1?.pricing, { inputPerMillion: 3, outputPerMillion: 15, cacheReadPerMillion: 0.3, cacheWritePerMillion: 3.75 });
+  assert.deepEqual(b1?.pricing, {
+    inputPerMillion: 3,
+    outputPerMillion: 15,
+    cacheReadPerMillion: 0.3,
+    cacheWritePerMillion: 3.75,
+  });
   assert.equal(config.models.find((entry) => entry.name === 'A-2')?.pricing.cacheReadPerMillion, 5);
   assert.equal(config.models.find((entry) => entry.name === 'C-1')?.pricing.cacheReadPerMillion, 0.3125);
   assert.equal(config.upstreams.alpha.baseUrl, undefined);
@@ -44,9 +49,10 @@ aliases:
 `);
   const config = loadConfig({ BETA_API_KEY: 'from-env' }, path);
   const a2 = config.models.find((entry) => entry.name === 'A-2');
-  assert.equal(a2?.upstreamModel, 'real-a2');
-  assert.equal(a2?.contextWindow, 64000);
-  assert.equal(a2?.maxOutputTokens, 4096);
+  assert.ok(a2);
+  assert.equal(a2.upstreamModel, 'real-a2');
+  assert.equal(a2.contextWindow, 64000);
+  assert.equal(a2.maxOutputTokens, 4096);
   assert.equal(config.models.find((entry) => entry.name === 'local')?.family, 'alpha');
   assert.deepEqual({ ...config.aliases }, { tiny: 'local', fast: 'A-3' });
   assert.equal(config.upstreams.beta.baseUrl, 'http://file.example');
@@ -60,11 +66,14 @@ test('JSON files work too', () => {
 });
 
 test('invalid files fail at start with messages that name the field', () => {
-  assert.throws(() => loadConfig({}, writeConfig('models:\n  - name: x\n    contextWindow: -1\n')), (error: unknown) => {
-    assert.ok(error instanceof ConfigError);
-    assert.match(error.message, /contextWindow/);
-    return true;
-  });
+  assert.throws(
+    () => loadConfig({}, writeConfig('models:\n  - name: x\n    contextWindow: -1\n')),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /contextWindow/);
+      return true;
+    },
+  );
   assert.throws(() => loadConfig({}, writeConfig('bogus: 1\n')), /bogus/);
   assert.throws(() => loadConfig({}, writeConfig('aliases: { fast: nope }\n')), /unknown model nope/);
   assert.throws(() => loadConfig({}, writeConfig('models:\n  - name: new-one\n')), /needs family/);

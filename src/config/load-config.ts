@@ -35,7 +35,11 @@ const modelSchema = z.strictObject({
     })
     .optional(),
   capabilities: z
-    .strictObject({ streaming: z.boolean().optional(), tools: z.boolean().optional(), vision: z.boolean().optional() })
+    .strictObject({
+      streaming: z.boolean().optional(),
+      tools: z.boolean().optional(),
+      vision: z.boolean().optional(),
+    })
     .optional(),
   aliases: z.array(modelName).optional(),
   baseUrl: z.url().optional(),
@@ -62,7 +66,10 @@ const fileSchema = z.strictObject({
     })
     .optional(),
   simulator: z
-    .strictObject({ timeToFirstTokenMs: z.number().int().min(0).optional(), interTokenDelayMs: z.number().int().min(0).optional() })
+    .strictObject({
+      timeToFirstTokenMs: z.number().int().min(0).optional(),
+      interTokenDelayMs: z.number().int().min(0).optional(),
+    })
     .optional(),
   logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional(),
 });
@@ -90,7 +97,8 @@ export function readConfigFile(path: string): ConfigFile {
     throw new ConfigError(`config file ${path} is not valid YAML/JSON: ${(error as Error).message}`);
   }
   const parsed = fileSchema.safeParse(raw ?? {});
-  if (!parsed.success) throw new ConfigError(`config file ${path} is invalid:\n${z.prettifyError(parsed.error)}`);
+  if (!parsed.success)
+    throw new ConfigError(`config file ${path} is invalid:\n${z.prettifyError(parsed.error)}`);
   return parsed.data;
 }
 
@@ -117,7 +125,8 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
       idleMs: file.timeouts?.idleMs ?? 120_000,
     },
     simulator: {
-      timeToFirstTokenMs: environmentInteger(environment, 'SIMULATOR_TTFT_MS') ?? file.simulator?.timeToFirstTokenMs ?? 0,
+      timeToFirstTokenMs:
+        environmentInteger(environment, 'SIMULATOR_TTFT_MS') ?? file.simulator?.timeToFirstTokenMs ?? 0,
       interTokenDelayMs:
         environmentInteger(environment, 'SIMULATOR_TOKEN_DELAY_MS') ?? file.simulator?.interTokenDelayMs ?? 0,
     },
@@ -161,7 +170,11 @@ function newEntry(spec: ModelSpec): ModelEntry {
     upstreamModel: spec.name,
     contextWindow: spec.contextWindow,
     maxOutputTokens: spec.maxOutputTokens,
-    pricing: defaultPricing(spec.family, spec.pricing?.inputPerMillion ?? 0, spec.pricing?.outputPerMillion ?? 0),
+    pricing: defaultPricing(
+      spec.family,
+      spec.pricing?.inputPerMillion ?? 0,
+      spec.pricing?.outputPerMillion ?? 0,
+    ),
     capabilities: { streaming: true, tools: true, vision: false },
   };
   return overrideEntry(base, spec);
@@ -173,7 +186,11 @@ function overrideEntry(entry: ModelEntry, spec: ModelSpec): ModelEntry {
   }
   const pricing = spec.pricing ?? {};
   const input = pricing.inputPerMillion ?? entry.pricing.inputPerMillion;
-  const derived = defaultPricing(entry.family, input, pricing.outputPerMillion ?? entry.pricing.outputPerMillion);
+  const derived = defaultPricing(
+    entry.family,
+    input,
+    pricing.outputPerMillion ?? entry.pricing.outputPerMillion,
+  );
   const inputChanged = pricing.inputPerMillion !== undefined;
   const result: ModelEntry = {
     ...entry,
@@ -184,9 +201,11 @@ function overrideEntry(entry: ModelEntry, spec: ModelSpec): ModelEntry {
       inputPerMillion: input,
       outputPerMillion: derived.outputPerMillion,
       cacheReadPerMillion:
-        pricing.cacheReadPerMillion ?? (inputChanged ? derived.cacheReadPerMillion : entry.pricing.cacheReadPerMillion),
+        pricing.cacheReadPerMillion ??
+        (inputChanged ? derived.cacheReadPerMillion : entry.pricing.cacheReadPerMillion),
       cacheWritePerMillion:
-        pricing.cacheWritePerMillion ?? (inputChanged ? derived.cacheWritePerMillion : entry.pricing.cacheWritePerMillion),
+        pricing.cacheWritePerMillion ??
+        (inputChanged ? derived.cacheWritePerMillion : entry.pricing.cacheWritePerMillion),
     },
     capabilities: {
       streaming: spec.capabilities?.streaming ?? entry.capabilities.streaming,
@@ -226,7 +245,8 @@ function environmentPort(value: string | undefined): number | undefined {
   const text = nonEmpty(value);
   if (text === undefined) return undefined;
   const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0–65535, got ${text}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`PORT must be 0–65535, got ${text}`);
   return port;
 }
 

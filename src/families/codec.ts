@@ -4,7 +4,14 @@
  * speaking it). Every function is pure over plain data: no HTTP framework, store, config or clock.
  * Decoders throw `GatewayError` (kind `invalid_request` for client mistakes).
  */
-import type { ChatRequest, ChatResponse, FamilyId, GatewayError, JsonObject, StreamEvent } from '../ir/index.ts';
+import type {
+  ChatRequest,
+  ChatResponse,
+  FamilyId,
+  GatewayError,
+  JsonObject,
+  StreamEvent,
+} from '../ir/index.ts';
 import type { SseMessage } from '../sse/parse-sse.ts';
 
 /** Request headers, lower-case names, as node:http gives them. */

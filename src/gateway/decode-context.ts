@@ -9,6 +9,8 @@ export function parseUpstreamJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new GatewayError('upstream', 'the upstream sent a response that is not valid JSON', { cause: error });
+    throw new GatewayError('upstream', 'the upstream sent a response that is not valid JSON', {
+      cause: error,
+    });
   }
 }

@@ -10,9 +10,14 @@ import { toGatewayError } from '../upstream/http-transport.ts';
 import { decodeContext, parseUpstreamJson } from './decode-context.ts';
 import type { ResponseSink } from './response-sink.ts';
 
-export async function fanOutResponse(target: FamilyCodec, responses: UpstreamResponse[]): Promise<ChatResponse> {
+export async function fanOutResponse(
+  target: FamilyCodec,
+  responses: UpstreamResponse[],
+): Promise<ChatResponse> {
   const decoded = await Promise.all(
-    responses.map(async (response) => target.decodeResponse(parseUpstreamJson(await response.text()), decodeContext)),
+    responses.map(async (response) =>
+      target.decodeResponse(parseUpstreamJson(await response.text()), decodeContext),
+    ),
   );
   const first = decoded[0];
   if (first === undefined) throw new Error('fan-out without responses');
@@ -20,7 +25,9 @@ export async function fanOutResponse(target: FamilyCodec, responses: UpstreamRes
     id: first.id,
     model: first.model,
     created: first.created,
-    choices: decoded.flatMap((response, call) => response.choices.map((choice) => ({ ...choice, index: call }))),
+    choices: decoded.flatMap((response, call) =>
+      response.choices.map((choice) => ({ ...choice, index: call })),
+    ),
     usage: decoded.reduce<Usage>((sum, response) => addUsage(sum, response.usage), { ...emptyUsage }),
   };
 }

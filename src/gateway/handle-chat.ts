@@ -3,7 +3,13 @@
  * the model's family (or pass through when the families match) → call upstream → answer in the
  * surface's shape. Errors are thrown as `GatewayError`; the server encodes them for the surface.
  */
-import type { FamilyCodec, HeaderMap, ResponseContext, SurfaceRoute, UpstreamRequest } from '../families/codec.ts';
+import type {
+  FamilyCodec,
+  HeaderMap,
+  ResponseContext,
+  SurfaceRoute,
+  UpstreamRequest,
+} from '../families/codec.ts';
 import { codecs } from '../families/registry.ts';
 import { GatewayError, isJsonObject, type ChatRequest } from '../ir/index.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
@@ -34,9 +40,13 @@ export async function handleChat(call: ChatCall, dependencies: ChatDependencies)
   const request = call.surface.decodeRequest({ body: call.body, route: call.route });
   const entry = dependencies.models.resolve(request.model);
   if (entry === undefined) {
-    throw new GatewayError('not_found', `The model \`${request.model}\` does not exist or is not served here`, {
-      param: 'model',
-    });
+    throw new GatewayError(
+      'not_found',
+      `The model \`${request.model}\` does not exist or is not served here`,
+      {
+        param: 'model',
+      },
+    );
   }
   validateAgainstCatalog(request, entry);
   const target = codecs[entry.family];
@@ -64,7 +74,12 @@ export async function handleChat(call: ChatCall, dependencies: ChatDependencies)
     call.sink.startStream(headers);
     const decoder = target.createStreamDecoder(decodeContext);
     if (passThrough) {
-      await streamPassThrough({ surface: call.surface, decoder, context, upstreamModel: entry.upstreamModel }, response, call.sink, call.signal);
+      await streamPassThrough(
+        { surface: call.surface, decoder, context, upstreamModel: entry.upstreamModel },
+        response,
+        call.sink,
+        call.signal,
+      );
     } else {
       await streamTranslated({ surface: call.surface, decoder, context }, response, call.sink, call.signal);
     }
@@ -99,7 +114,12 @@ export async function send(
 }
 
 function forwardSimulationHeaders(headers: HeaderMap, request: UpstreamRequest): void {
-  for (const name of ['x-simulate-error', 'x-simulate-latency-ms', 'x-simulate-stream-error-after', 'x-simulate-stream-cut-after']) {
+  for (const name of [
+    'x-simulate-error',
+    'x-simulate-latency-ms',
+    'x-simulate-stream-error-after',
+    'x-simulate-stream-cut-after',
+  ]) {
     const value = headers[name];
     if (typeof value === 'string') request.headers[name] = value;
   }
@@ -142,6 +162,9 @@ async function fanOut(
     return;
   }
   const decoded = await fanOutResponse(target, responses);
-  call.sink.sendJson(200, headers, JSON.stringify(call.surface.encodeResponse({ ...decoded, model: context.model }, context)));
+  call.sink.sendJson(
+    200,
+    headers,
+    JSON.stringify(call.surface.encodeResponse({ ...decoded, model: context.model }, context)),
+  );
 }
-

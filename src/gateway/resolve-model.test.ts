@@ -12,13 +12,25 @@ test('catalog names resolve to their family and upstream id', () => {
 
 test('family prefixes send uncatalogued ids to that family', () => {
   const entry = resolver.resolve('gamma/some-model-001');
-  assert.equal(entry?.family, 'gamma');
-  assert.equal(entry?.upstreamModel, 'some-model-001');
+  assert.ok(entry);
+  assert.equal(entry.family, 'gamma');
+  assert.equal(entry.upstreamModel, 'some-model-001');
   assert.equal(resolver.resolve('alpha/org/model-7b')?.upstreamModel, 'org/model-7b');
 });
 
 test('unknown or hostile names resolve to nothing', () => {
-  for (const name of ['nope', 'delta/x', 'alpha/', 'alpha/../../x', 'alpha/x#@evil', 'alpha/%2F', 'alpha/a\r\nb', 'alpha//x', '/alpha/x', 'alpha/x y']) {
+  for (const name of [
+    'nope',
+    'delta/x',
+    'alpha/',
+    'alpha/../../x',
+    'alpha/x#@evil',
+    'alpha/%2F',
+    'alpha/a\r\nb',
+    'alpha//x',
+    '/alpha/x',
+    'alpha/x y',
+  ]) {
     assert.equal(resolver.resolve(name), undefined, name);
   }
 });

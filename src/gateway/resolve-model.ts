@@ -63,5 +63,10 @@ export class ModelResolver {
  * anything that is not a plain id so no id can look like a path or carry control characters.
  */
 export function isSafeUpstreamId(id: string): boolean {
-  return id.length > 0 && id.length <= 200 && /^[A-Za-z0-9][A-Za-z0-9._:@+-]*(\/[A-Za-z0-9][A-Za-z0-9._:@+-]*)*$/.test(id) && !id.includes('..');
+  return (
+    id.length > 0 &&
+    id.length <= 200 &&
+    /^[A-Za-z0-9][A-Za-z0-9._:@+-]*(\/[A-Za-z0-9][A-Za-z0-9._:@+-]*)*$/.test(id) &&
+    !id.includes('..')
+  );
 }

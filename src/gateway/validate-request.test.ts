@@ -23,11 +23,14 @@ function request(text: string, maxOutputTokens?: number): ChatRequest {
 test('max output above the model limit is a 400 naming both numbers', () => {
   const entry = resolver.resolve('A-1');
   assert.ok(entry);
-  assert.throws(() => validateAgainstCatalog(request('hi', 5000), entry), (error: Error) => {
-    assert.match(error.message, /5000/);
-    assert.match(error.message, /4096/);
-    return true;
-  });
+  assert.throws(
+    () => validateAgainstCatalog(request('hi', 5000), entry),
+    (error: Error) => {
+      assert.match(error.message, /5000/);
+      assert.match(error.message, /4096/);
+      return true;
+    },
+  );
   validateAgainstCatalog(request('hi', 4096), entry);
 });
 
@@ -35,16 +38,24 @@ test('a prompt that cannot fit the context window is counted and refused', () =>
   const entry = resolver.resolve('A-1');
   assert.ok(entry);
   const long = 'hello world '.repeat(5000); // ~10k tokens > 8192
-  assert.throws(() => validateAgainstCatalog(request(long), entry), /context window of 8192 tokens, but the prompt has \d+ tokens/);
+  assert.throws(
+    () => validateAgainstCatalog(request(long), entry),
+    /context window of 8192 tokens, but the prompt has \d+ tokens/,
+  );
   const medium = 'hello world '.repeat(2400); // ~4.8k tokens: fits alone, not with 4096 more
   validateAgainstCatalog(request(medium), entry);
-  assert.throws(() => validateAgainstCatalog(request(medium, 4096), entry), /4096 output tokens were requested/);
+  assert.throws(
+    () => validateAgainstCatalog(request(medium, 4096), entry),
+    /4096 output tokens were requested/,
+  );
 });
 
 test('images to a model without vision are refused', () => {
   const entry = resolver.resolve('A-1');
   assert.ok(entry);
   const withImage = request('look');
-  withImage.messages = [{ role: 'user', content: [{ type: 'image', source: { kind: 'url', url: 'https://x/y.png' } }] }];
+  withImage.messages = [
+    { role: 'user', content: [{ type: 'image', source: { kind: 'url', url: 'https://x/y.png' } }] },
+  ];
   assert.throws(() => validateAgainstCatalog(withImage, entry), /does not accept image input/);
 });

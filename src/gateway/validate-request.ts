@@ -51,7 +51,8 @@ export function promptTexts(request: ChatRequest): string[] {
       }
     }
   }
-  for (const tool of request.tools) texts.push(tool.name, tool.description ?? '', JSON.stringify(tool.parameters));
+  for (const tool of request.tools)
+    texts.push(tool.name, tool.description ?? '', JSON.stringify(tool.parameters));
   return texts;
 }
 

@@ -19,9 +19,11 @@ export function checkStreamEvents(events: readonly StreamEvent[]): string[] {
       problems.push(`${at}: not last`);
     }
     if (!('choice' in event)) return;
-    if (finished.has(event.choice) && event.type !== 'finish') problems.push(`${at}: after its choice finished`);
+    if (finished.has(event.choice) && event.type !== 'finish')
+      problems.push(`${at}: after its choice finished`);
     if (event.type === 'finish') {
-      for (const key of open.keys()) if (key.startsWith(`${event.choice}:`)) problems.push(`${at}: ${key} open`);
+      for (const key of open.keys())
+        if (key.startsWith(`${event.choice}:`)) problems.push(`${at}: ${key} open`);
       finished.add(event.choice);
       return;
     }
@@ -38,6 +40,7 @@ export function checkStreamEvents(events: readonly StreamEvent[]): string[] {
     }
   });
   const last = events.at(-1);
-  if (last?.type !== 'message-end' && last?.type !== 'error') problems.push('last event is not message-end or error');
+  if (last?.type !== 'message-end' && last?.type !== 'error')
+    problems.push('last event is not message-end or error');
   return problems;
 }

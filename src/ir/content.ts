@@ -16,7 +16,8 @@ export interface TextPart {
 /** An image given inline (base64) or by URL. */
 export interface ImagePart {
   type: 'image';
-  source: { kind: 'base64'; mediaType: string; data: string } | { kind: 'url'; url: string; mediaType?: string };
+  source:
+    { kind: 'base64'; mediaType: string; data: string } | { kind: 'url'; url: string; mediaType?: string };
   /** A's `detail` hint (`auto` | `low` | `high`); other families have none. */
   detail?: string;
   cacheControl?: CacheControl;

@@ -8,7 +8,9 @@ test('with no keys configured, one is generated once and only its hash is stored
   const first = bootstrapClientKeys(database, [], 1);
   assert.match(first.generatedKey ?? '', /^mg-[A-Za-z0-9_-]{32}$/);
   assert.ok(first.keys.accepts(first.generatedKey));
-  const stored = (database.prepare('SELECT key_hash FROM client_keys').all() as Array<{ key_hash: string }>).map((row) => ({ ...row }));
+  const stored = (
+    database.prepare('SELECT key_hash FROM client_keys').all() as Array<{ key_hash: string }>
+  ).map((row) => ({ ...row }));
   assert.deepEqual(stored, [{ key_hash: hashKey(first.generatedKey ?? '') }]);
   const second = bootstrapClientKeys(database, [], 2);
   assert.equal(second.generatedKey, undefined, 'printed only at the first start');

@@ -42,7 +42,11 @@ export interface KeyBootstrap {
  * Static keys from MODELGATE_KEYS plus the store's active keys. With neither, one key is generated,
  * its hash stored, and the key returned so the caller can print it once.
  */
-export function bootstrapClientKeys(database: Database, staticKeys: readonly string[], now: number): KeyBootstrap {
+export function bootstrapClientKeys(
+  database: Database,
+  staticKeys: readonly string[],
+  now: number,
+): KeyBootstrap {
   const rows = database.prepare('SELECT key_hash FROM client_keys WHERE revoked_at IS NULL').all() as Array<{
     key_hash: string;
   }>;

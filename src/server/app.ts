@@ -62,7 +62,8 @@ async function route(
   const match = matchSurface(pathname);
   const surface = match?.codec ?? surfaceForUnknownPath(pathname);
   try {
-    if (match === undefined) throw new GatewayError('not_found', `No route for ${request.method ?? ''} ${safePath(pathname)}`);
+    if (match === undefined)
+      throw new GatewayError('not_found', `No route for ${request.method ?? ''} ${safePath(pathname)}`);
     if (request.method !== 'POST') throw new GatewayError('not_found', `Use POST for ${safePath(pathname)}`);
     if (!dependencies.keys.accepts(surface.readClientKey(request.headers, search))) {
       throw new GatewayError('authentication', 'Invalid or missing API key');
@@ -78,13 +79,18 @@ async function route(
       if (!response.writableFinished) controller.abort();
     });
     const sink = createNodeSink(response, baseHeaders);
-    await handleChat({ surface, route: match.route, body, headers: request.headers, sink, signal: controller.signal }, dependencies);
+    await handleChat(
+      { surface, route: match.route, body, headers: request.headers, sink, signal: controller.signal },
+      dependencies,
+    );
   } catch (error) {
     sendError(response, surface, error, baseHeaders, requestId, dependencies.logger);
   }
 }
 
-function matchSurface(pathname: string): { codec: FamilyCodec; route: NonNullable<ReturnType<FamilyCodec['matchRoute']>> } | undefined {
+function matchSurface(
+  pathname: string,
+): { codec: FamilyCodec; route: NonNullable<ReturnType<FamilyCodec['matchRoute']>> } | undefined {
   for (const codec of codecList) {
     const route = codec.matchRoute(pathname);
     if (route !== undefined) return { codec, route };
@@ -109,7 +115,14 @@ async function modelsRoute(
 ): Promise<void> {
   const alpha = codecs.alpha;
   if (!dependencies.keys.accepts(alpha.readClientKey(request.headers, search))) {
-    sendError(response, alpha, new GatewayError('authentication', 'Invalid or missing API key'), baseHeaders, '', dependencies.logger);
+    sendError(
+      response,
+      alpha,
+      new GatewayError('authentication', 'Invalid or missing API key'),
+      baseHeaders,
+      '',
+      dependencies.logger,
+    );
     return;
   }
   const entries = dependencies.models.list();
@@ -121,7 +134,14 @@ async function modelsRoute(
   const name = decodeURIComponent(pathname.slice('/v1/models/'.length));
   const entry = dependencies.models.resolve(name);
   if (entry === undefined) {
-    sendError(response, alpha, new GatewayError('not_found', `The model \`${name}\` does not exist`), baseHeaders, '', dependencies.logger);
+    sendError(
+      response,
+      alpha,
+      new GatewayError('not_found', `The model \`${name}\` does not exist`),
+      baseHeaders,
+      '',
+      dependencies.logger,
+    );
     return;
   }
   sendJson(response, 200, baseHeaders, describeModel(entry, []));
@@ -130,7 +150,11 @@ async function modelsRoute(
 
 function sendJson(response: ServerResponse, status: number, headers: ResponseHeaders, body: unknown): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  response.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
   response.end(text);
 }
 
@@ -145,7 +169,11 @@ function sendError(
   const gatewayError =
     error instanceof GatewayError ? error : new GatewayError('internal', 'internal error', { cause: error });
   if (gatewayError.kind === 'internal' || gatewayError.cause !== undefined) {
-    logger.warn('request failed', { requestId, kind: gatewayError.kind, cause: describeCause(gatewayError.cause) });
+    logger.warn('request failed', {
+      requestId,
+      kind: gatewayError.kind,
+      cause: describeCause(gatewayError.cause),
+    });
   }
   if (response.headersSent) {
     response.end();

@@ -25,10 +25,16 @@ export function describeModel(entry: ModelEntry, aliases: readonly string[]): Js
   };
 }
 
-export function listModels(entries: readonly ModelEntry[], aliases: Readonly<Record<string, string>>): JsonObject {
+export function listModels(
+  entries: readonly ModelEntry[],
+  aliases: Readonly<Record<string, string>>,
+): JsonObject {
   const aliasesOf = new Map<string, string[]>();
   for (const [alias, target] of Object.entries(aliases)) {
     aliasesOf.set(target, [...(aliasesOf.get(target) ?? []), alias]);
   }
-  return { object: 'list', data: entries.map((entry) => describeModel(entry, aliasesOf.get(entry.name) ?? [])) };
+  return {
+    object: 'list',
+    data: entries.map((entry) => describeModel(entry, aliasesOf.get(entry.name) ?? [])),
+  };
 }

@@ -21,7 +21,8 @@ function tooLarge(limitBytes: number): GatewayError {
 }
 
 export function parseJsonBody(body: Buffer): unknown {
-  if (body.length === 0) throw new GatewayError('invalid_request', 'request body is empty: a JSON object is required');
+  if (body.length === 0)
+    throw new GatewayError('invalid_request', 'request body is empty: a JSON object is required');
   try {
     return JSON.parse(body.toString('utf8')) as unknown;
   } catch {

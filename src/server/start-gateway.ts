@@ -23,7 +23,9 @@ export interface RunningGateway {
 export async function startGateway(config: Config, logger?: Logger): Promise<RunningGateway> {
   const secrets = [
     ...config.staticKeys,
-    ...Object.values(config.upstreams).flatMap((upstream) => (upstream.apiKey === undefined ? [] : [upstream.apiKey])),
+    ...Object.values(config.upstreams).flatMap((upstream) =>
+      upstream.apiKey === undefined ? [] : [upstream.apiKey],
+    ),
     ...config.models.flatMap((entry) => (entry.apiKey === undefined ? [] : [entry.apiKey])),
   ];
   const log = logger ?? createLogger(config.logLevel, secrets);
@@ -33,9 +35,22 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
     timeToFirstTokenMs: config.simulator.timeToFirstTokenMs,
     interTokenDelayMs: config.simulator.interTokenDelayMs,
   });
-  const upstreams = new UpstreamRouter(config, createHttpTransport(config.timeouts), createSimulatorTransport(simulator));
-  const handler = createRequestHandler({ config, keys, logger: log, models: new ModelResolver(config), upstreams });
-  const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 30_000, requestTimeout: 0 }, handler);
+  const upstreams = new UpstreamRouter(
+    config,
+    createHttpTransport(config.timeouts),
+    createSimulatorTransport(simulator),
+  );
+  const handler = createRequestHandler({
+    config,
+    keys,
+    logger: log,
+    models: new ModelResolver(config),
+    upstreams,
+  });
+  const server = createServer(
+    { keepAliveTimeout: 65_000, headersTimeout: 30_000, requestTimeout: 0 },
+    handler,
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {

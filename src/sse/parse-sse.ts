@@ -71,7 +71,10 @@ export class SseParser {
 
   #dispatch(emit: SseEmit): void {
     if (this.#data.length > 0) {
-      emit({ event: this.#event, data: this.#data.length === 1 ? (this.#data[0] ?? '') : this.#data.join('\n') });
+      emit({
+        event: this.#event,
+        data: this.#data.length === 1 ? (this.#data[0] ?? '') : this.#data.join('\n'),
+      });
     }
     this.#event = undefined;
     this.#data = [];

@@ -4,7 +4,7 @@
  * `GatewayError`s; the URL and key stay in the `cause` (for logs), never in the message.
  */
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
-import type { HeaderMap, UpstreamRequest } from '../families/codec.ts';
+import type { UpstreamRequest } from '../families/codec.ts';
 import { GatewayError } from '../ir/index.ts';
 import type { TimeoutConfig } from '../config/config.ts';
 import type { UpstreamResponse, UpstreamTransport } from './transport.ts';
@@ -47,7 +47,7 @@ async function send(
   const body = response.body;
   return {
     status: response.statusCode,
-    headers: response.headers as HeaderMap,
+    headers: response.headers,
     body: readChunks(body),
     text: async () => {
       try {

@@ -45,14 +45,28 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
       } catch {
         json = undefined;
       }
-      requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body, json });
+      requests.push({
+        method: request.method ?? '',
+        path: request.url ?? '',
+        headers: request.headers,
+        body,
+        json,
+      });
       void answer(request.url ?? '', request.headers, body, response);
     });
   });
-  const answer = async (path: string, headers: IncomingHttpHeaders, body: string, response: import('node:http').ServerResponse): Promise<void> => {
+  const answer = async (
+    path: string,
+    headers: IncomingHttpHeaders,
+    body: string,
+    response: import('node:http').ServerResponse,
+  ): Promise<void> => {
     const scripted = script.shift();
     if (scripted !== undefined) {
-      response.writeHead(scripted.status, { 'content-type': Array.isArray(scripted.body) ? 'text/event-stream' : 'application/json', ...scripted.headers });
+      response.writeHead(scripted.status, {
+        'content-type': Array.isArray(scripted.body) ? 'text/event-stream' : 'application/json',
+        ...scripted.headers,
+      });
       if (typeof scripted.body === 'string') {
         response.end(scripted.body);
         return;
@@ -68,7 +82,8 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
     response.once('close', () => controller.abort());
     const reply = await simulator.handle({ method: 'POST', path, headers, body }, controller.signal);
     const outgoing: Record<string, string> = {};
-    for (const [name, value] of Object.entries(reply.headers)) if (typeof value === 'string') outgoing[name] = value;
+    for (const [name, value] of Object.entries(reply.headers))
+      if (typeof value === 'string') outgoing[name] = value;
     response.writeHead(reply.status, outgoing);
     for await (const chunk of reply.body) response.write(chunk);
     response.end();

@@ -14,15 +14,33 @@ export interface TestGateway extends RunningGateway {
   logs: string[];
 }
 
-export async function startTestGateway(environment: Record<string, string> = {}, configPath?: string): Promise<TestGateway> {
+export async function startTestGateway(
+  environment: Record<string, string> = {},
+  configPath?: string,
+): Promise<TestGateway> {
   const directory = mkdtempSync(join(tmpdir(), 'modelgate-test-'));
   const config = loadConfig(
-    { HOST: '127.0.0.1', PORT: '0', MODELGATE_KEYS: testClientKey, MODELGATE_DB: join(directory, 'test.db'), LOG_LEVEL: 'info', ...environment },
+    {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      MODELGATE_KEYS: testClientKey,
+      MODELGATE_DB: join(directory, 'test.db'),
+      LOG_LEVEL: 'info',
+      ...environment,
+    },
     configPath,
   );
   const logs: string[] = [];
-  const secrets = [...config.staticKeys, ...Object.values(config.upstreams).flatMap((upstream) => (upstream.apiKey === undefined ? [] : [upstream.apiKey]))];
-  const gateway = await startGateway(config, createLogger(config.logLevel, secrets, (line) => logs.push(line)));
+  const secrets = [
+    ...config.staticKeys,
+    ...Object.values(config.upstreams).flatMap((upstream) =>
+      upstream.apiKey === undefined ? [] : [upstream.apiKey],
+    ),
+  ];
+  const gateway = await startGateway(
+    config,
+    createLogger(config.logLevel, secrets, (line) => logs.push(line)),
+  );
   return {
     ...gateway,
     key: testClientKey,
