@@ -101,7 +101,8 @@ export function naturalText(model: string, lead: string, seed: number, counter: 
   for (let count = 0; count < fillerCount; count++) {
     text += ` ${fillerWords[random() % fillerWords.length] ?? 'word'}`;
   }
-  return `${text}.`;
+  // Lone surrogates would not survive the tokenizer round trip that cuts the text into pieces.
+  return `${text}.`.toWellFormed();
 }
 
 const maxCachedPieces = 256;
