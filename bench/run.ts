@@ -1,0 +1,150 @@
+/**
+ * `npm run bench`: simulator direct vs a bare Node proxy vs modelgate, side by side, interleaved.
+ * Prints the table, ratios and PASS/FAIL targets, and writes bench/results/<timestamp>.json.
+ * Environment knobs are listed in bench/README.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runBench } from './lib/bench.ts';
+import type { BenchOptions, Launchers } from './lib/bench.ts';
+import { formatSummary } from './lib/format.ts';
+import { canPin, killAllNow } from './lib/processes.ts';
+import { summarize } from './lib/report.ts';
+import { gatewayKey } from './lib/scenarios.ts';
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+
+/** Simulator on core 0, the measured proxies on core 1 (ignored where taskset is missing). */
+const simulatorCore = 0;
+const proxyCore = 1;
+
+export const realLaunchers: Launchers = {
+  simulator: (port) => ({
+    name: 'simulator',
+    args: ['src/cli/main.ts', 'simulate', '--port', String(port)],
+    env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    cpu: simulatorCore,
+    port,
+    readyPath: '/',
+  }),
+  bare: (port, upstreamUrl) => ({
+    name: 'bare proxy',
+    args: ['bench/bare-proxy.ts', '--port', String(port), '--upstream', upstreamUrl],
+    cpu: proxyCore,
+    port,
+    readyPath: '/',
+  }),
+  modelgate: (port, upstreamUrl, dataDir) => ({
+    name: 'modelgate',
+    args: ['src/cli/main.ts', 'serve'],
+    env: {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ALPHA_BASE_URL: upstreamUrl,
+      BETA_BASE_URL: upstreamUrl,
+      GAMMA_BASE_URL: upstreamUrl,
+      ALPHA_API_KEY: 'sim',
+      BETA_API_KEY: 'sim',
+      GAMMA_API_KEY: 'sim',
+      MODELGATE_KEYS: gatewayKey,
+      MODELGATE_DB: join(dataDir, 'bench.db'),
+      LOG_LEVEL: 'warn',
+    },
+    cpu: proxyCore,
+    port,
+    readyPath: '/healthz',
+    isReady: (status) => status === 200,
+  }),
+};
+
+function numberFromEnv(name: string, fallback: number, minimum: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < minimum)
+    throw new Error(`${name} must be a number >= ${minimum}, got "${raw}"`);
+  return value;
+}
+
+function connectionsFromEnv(): number[] {
+  const raw = process.env['BENCH_CONNECTIONS'] ?? '1,32';
+  const list = raw.split(',').map((part) => Number(part.trim()));
+  if (list.length === 0 || list.some((value) => !Number.isInteger(value) || value < 1)) {
+    throw new Error(`BENCH_CONNECTIONS must be a comma-separated list of positive integers, got "${raw}"`);
+  }
+  return list;
+}
+
+function optionsFromEnv(): BenchOptions {
+  const loadgenCpu = process.env['BENCH_LOADGEN_CPU'];
+  return {
+    seconds: numberFromEnv('BENCH_SECONDS', 5, 1),
+    rounds: Math.round(numberFromEnv('BENCH_ROUNDS', 2, 1)),
+    warmupSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', 1, 0),
+    connections: connectionsFromEnv(),
+    firstByteRequests: Math.round(numberFromEnv('BENCH_FIRST_BYTE_REQUESTS', 200, 0)),
+    loadgenCpu: loadgenCpu === undefined || loadgenCpu === '' ? undefined : Number(loadgenCpu),
+    cwd: repoRoot,
+    launchers: realLaunchers,
+    log: (line) => process.stderr.write(line + '\n'),
+  };
+}
+
+function gitCommit(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
+  } catch {
+    return null;
+  }
+}
+
+async function main(): Promise<void> {
+  const options = optionsFromEnv();
+  const startedAt = new Date();
+  const measurementCount = options.rounds * 3 * options.connections.length * 3;
+  options.log(
+    `modelgate bench: ${measurementCount} measurements of ${options.seconds} s, ${options.rounds} rounds, ` +
+      `connections ${options.connections.join('/')}, taskset ${canPin() ? 'on' : 'off'}`,
+  );
+  const run = await runBench(options);
+  const summary = summarize(run, Math.max(...options.connections), Math.min(...options.connections));
+  process.stdout.write('\n' + formatSummary(summary) + '\n');
+  const { launchers: _launchers, log: _log, cwd: _cwd, ...config } = options;
+  const report = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    commit: gitCommit(),
+    node: process.version,
+    cpus: availableParallelism(),
+    taskset: canPin(),
+    config,
+    ...run,
+    summary,
+  };
+  const directory = join(repoRoot, 'bench', 'results');
+  await mkdir(directory, { recursive: true });
+  const file = join(directory, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+  await writeFile(file, JSON.stringify(report, null, 2) + '\n');
+  process.stdout.write(`\nresults: ${file}\n`);
+  if (process.env['BENCH_STRICT'] === '1' && summary.checks.some((check) => check.pass === false))
+    process.exitCode = 1;
+}
+
+process.on('exit', killAllNow);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killAllNow();
+    process.exit(130);
+  });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  killAllNow();
+  process.exitCode = 1;
+});
