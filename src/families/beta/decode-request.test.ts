@@ -102,14 +102,21 @@ test('tool_choice types map to the IR', () => {
     [{ type: 'auto' }, { type: 'auto' }],
     [{ type: 'any' }, { type: 'required' }],
     [{ type: 'none' }, { type: 'none' }],
-    [{ type: 'tool', name: 't' }, { type: 'tool', name: 't' }],
+    [
+      { type: 'tool', name: 't' },
+      { type: 'tool', name: 't' },
+    ],
   ];
   for (const [wire, ir] of cases) {
     const request = decode(minimal({ tools, tool_choice: wire }));
     assert.deepEqual(request.toolChoice, ir);
     assert.equal(request.parallelToolCalls, undefined);
   }
-  assert.equal(decode(minimal({ tools, tool_choice: { type: 'any', disable_parallel_tool_use: true } })).parallelToolCalls, false);
+  assert.equal(
+    decode(minimal({ tools, tool_choice: { type: 'any', disable_parallel_tool_use: true } }))
+      .parallelToolCalls,
+    false,
+  );
   rejects(minimal({ tool_choice: { type: 'required' } }), /tool_choice.type/, 'tool_choice.type');
 });
 
@@ -122,7 +129,13 @@ test('a user turn with tool results and images becomes a tool message then a use
           role: 'assistant',
           content: [
             { type: 'tool_use', id: 'toolu_1', name: 'a', input: {} },
-            { type: 'tool_use', id: 'toolu_2', name: 'b', input: { x: 1 }, cache_control: { type: 'ephemeral' } },
+            {
+              type: 'tool_use',
+              id: 'toolu_2',
+              name: 'b',
+              input: { x: 1 },
+              cache_control: { type: 'ephemeral' },
+            },
           ],
         },
         {
@@ -150,7 +163,13 @@ test('a user turn with tool results and images becomes a tool message then a use
       role: 'assistant',
       content: [
         { type: 'tool-call', id: 'toolu_1', name: 'a', arguments: '{}' },
-        { type: 'tool-call', id: 'toolu_2', name: 'b', arguments: '{"x":1}', cacheControl: { type: 'ephemeral' } },
+        {
+          type: 'tool-call',
+          id: 'toolu_2',
+          name: 'b',
+          arguments: '{"x":1}',
+          cacheControl: { type: 'ephemeral' },
+        },
       ],
     },
     {
@@ -180,7 +199,13 @@ test('thinking blocks stay out of the IR; a thinking-only turn disappears', () =
       messages: [
         { role: 'user', content: 'q' },
         { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'EmwKAhgB' }] },
-        { role: 'assistant', content: [{ type: 'thinking', thinking: 'hm', signature: 's' }, { type: 'text', text: 'a' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'hm', signature: 's' },
+            { type: 'text', text: 'a' },
+          ],
+        },
       ],
     }),
   );
@@ -216,13 +241,21 @@ test('unknown top-level fields go to extensions.beta', () => {
     }),
   );
   assert.deepEqual(request.extensions, {
-    beta: { thinking: { type: 'enabled', budget_tokens: 2048 }, service_tier: 'auto', cache_control: { type: 'ephemeral' } },
+    beta: {
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+      service_tier: 'auto',
+      cache_control: { type: 'ephemeral' },
+    },
   });
 });
 
 test('required fields and ranges are enforced with 400s naming the field', () => {
   rejects({ max_tokens: 1, messages: [{ role: 'user', content: 'x' }] }, /^model: field required/, 'model');
-  rejects({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, /^max_tokens: field required/, 'max_tokens');
+  rejects(
+    { model: 'm', messages: [{ role: 'user', content: 'x' }] },
+    /^max_tokens: field required/,
+    'max_tokens',
+  );
   rejects(minimal({ max_tokens: 0 }), /^max_tokens: must be at least 1/, 'max_tokens');
   rejects(minimal({ max_tokens: 1.5 }), /^max_tokens: expected an integer/, 'max_tokens');
   rejects(minimal({ max_tokens: '10' }), /^max_tokens: expected a number/, 'max_tokens');
@@ -233,19 +266,33 @@ test('required fields and ranges are enforced with 400s naming the field', () =>
   rejects(minimal({ top_k: 1.5 }), /^top_k: expected an integer/, 'top_k');
   rejects(minimal({ stop_sequences: 'END' }), /^stop_sequences: expected an array/, 'stop_sequences');
   rejects(minimal({ stream: 'yes' }), /^stream: expected a boolean/, 'stream');
-  rejects(minimal({ messages: [{ role: 'tool', content: 'x' }] }), /^messages.0.role: expected "user" or "assistant"/);
+  rejects(
+    minimal({ messages: [{ role: 'tool', content: 'x' }] }),
+    /^messages.0.role: expected "user" or "assistant"/,
+  );
   rejects(minimal({ messages: [{ role: 'user' }] }), /^messages.0.content: field required/);
 });
 
 test('blocks are validated: unknown types, bad sources, orphan tool results, bad inputs', () => {
   const user = (content: unknown): unknown => minimal({ messages: [{ role: 'user', content }] });
-  rejects(user([{ type: 'document', source: {} }]), /messages.0.content.0: content block "document" is not supported/);
-  rejects(user([{ type: 'image', source: { type: 'file', file_id: 'f' } }]), /source.type: expected "base64" or "url"/);
+  rejects(
+    user([{ type: 'document', source: {} }]),
+    /messages.0.content.0: content block "document" is not supported/,
+  );
+  rejects(
+    user([{ type: 'image', source: { type: 'file', file_id: 'f' } }]),
+    /source.type: expected "base64" or "url"/,
+  );
   rejects(user([{ type: 'text' }]), /^messages.0.content.0.text: expected a string/);
   rejects(user([{ type: 'text', text: 'x', cache_control: { type: 'persistent' } }]), /cache_control.type/);
-  rejects(user([{ type: 'tool_result', tool_use_id: 'toolu_x' }]), /no earlier tool_use block has id "toolu_x"/);
   rejects(
-    minimal({ messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'i', name: 'n', input: [] }] }] }),
+    user([{ type: 'tool_result', tool_use_id: 'toolu_x' }]),
+    /no earlier tool_use block has id "toolu_x"/,
+  );
+  rejects(
+    minimal({
+      messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'i', name: 'n', input: [] }] }],
+    }),
     /messages.0.content.0.input: expected an object/,
   );
   rejects(minimal({ tools: [{ name: 't' }] }), /^tools.0.input_schema: expected an object/);

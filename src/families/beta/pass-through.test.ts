@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ResponseContext, UpstreamTarget } from '../codec.ts';
+import type { JsonObject } from '../../ir/index.ts';
+import { SseParser, type SseMessage } from '../../sse/parse-sse.ts';
+import { decodeRequest } from './decode-request.ts';
+import { passThrough } from './pass-through.ts';
+import { fixture, sseFromChunks } from './test-helpers.ts';
+
+const target: UpstreamTarget = { baseUrl: 'https://b.example', apiKey: 'sk-upstream', model: 'b-1-20250101' };
+const context: ResponseContext = { model: 'b-1', includeUsage: false, legacyFunctions: false };
+
+test('the client body goes upstream with only the model changed (thinking blocks survive)', () => {
+  const body = fixture('request-full.json') as JsonObject;
+  const request = decodeRequest({ body, route: {} });
+  const upstream = passThrough.encodeRequest(body, request, target);
+  assert.equal(upstream.path, '/v1/messages');
+  assert.deepEqual(upstream.headers, {
+    'x-api-key': 'sk-upstream',
+    'beta-version': '2023-06-01',
+    'content-type': 'application/json',
+  });
+  assert.equal(upstream.body, JSON.stringify({ ...body, model: 'b-1-20250101' }));
+  assert.match(upstream.body, /"type":"thinking"/);
+  assert.ok(upstream.body.startsWith('{"model":"b-1-20250101","max_tokens":1024,'));
+  assert.deepEqual(upstream.warnings, []);
+});
+
+test('the response keeps everything but shows the client model', () => {
+  const body = fixture('tool-use.json') as JsonObject;
+  assert.deepEqual(passThrough.rewriteResponse(body, context), { ...body, model: 'b-1' });
+});
+
+function messages(text: string): SseMessage[] {
+  const parser = new SseParser();
+  const out: SseMessage[] = [];
+  parser.push(text, (message) => out.push(message));
+  parser.end((message) => out.push(message));
+  return out;
+}
+
+test('stream messages are re-framed byte for byte; only message_start renames the model', () => {
+  const source = sseFromChunks('tool-use.chunks.txt');
+  const forwarded = messages(source)
+    .map((message) => passThrough.forwardStreamMessage(message, context, 'b-1-20250101'))
+    .join('');
+  assert.equal(forwarded, source.replace('"model":"b-1-20250101"', '"model":"b-1"'));
+  const same = messages(source)
+    .map((message) =>
+      passThrough.forwardStreamMessage(message, { ...context, model: 'b-1-20250101' }, 'b-1-20250101'),
+    )
+    .join('');
+  assert.equal(same, source);
+});
+
+test('model names with $ patterns and multi-line data are forwarded safely', () => {
+  const start: SseMessage = {
+    event: 'message_start',
+    data: '{"type":"message_start","message":{"model":"up"}}',
+  };
+  assert.equal(
+    passThrough.forwardStreamMessage(start, { ...context, model: "$&-$'" }, 'up'),
+    'event: message_start\ndata: {"type":"message_start","message":{"model":"$&-$\'"}}\n\n',
+  );
+  const multi: SseMessage = { event: 'content_block_delta', data: '{"a":\n1}' };
+  const text = passThrough.forwardStreamMessage(multi, context, 'up');
+  assert.equal(text, 'event: content_block_delta\ndata: {"a":\ndata: 1}\n\n');
+  assert.deepEqual(messages(text), [multi]);
+});
