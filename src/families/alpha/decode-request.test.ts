@@ -14,7 +14,10 @@ function rejects(body: unknown, param: string, message: RegExp): void {
   assert.throws(
     () => decode(body),
     (error: unknown) =>
-      error instanceof GatewayError && error.kind === 'invalid_request' && error.param === param && message.test(error.message),
+      error instanceof GatewayError &&
+      error.kind === 'invalid_request' &&
+      error.param === param &&
+      message.test(error.message),
   );
 }
 
@@ -50,8 +53,20 @@ test('the full reference request decodes to the canonical request', () => {
       {
         role: 'tool',
         content: [
-          { type: 'tool-result', callId: 'call_abc', name: 'get_w', content: [{ type: 'text', text: '18C' }], isError: false },
-          { type: 'tool-result', callId: 'call_def', name: 'get_w', content: [{ type: 'text', text: '22C' }], isError: false },
+          {
+            type: 'tool-result',
+            callId: 'call_abc',
+            name: 'get_w',
+            content: [{ type: 'text', text: '18C' }],
+            isError: false,
+          },
+          {
+            type: 'tool-result',
+            callId: 'call_def',
+            name: 'get_w',
+            content: [{ type: 'text', text: '22C' }],
+            isError: false,
+          },
         ],
       },
       { role: 'user', content: [{ type: 'text', text: 'thanks' }] },
@@ -100,25 +115,61 @@ test('legacy functions: tools with legacyFunctions, calls and results share call
     { name: 'get_t', parameters: { type: 'object', properties: {} } },
   ]);
   assert.deepEqual(request.messages.slice(1), [
-    { role: 'assistant', content: [{ type: 'tool-call', id: 'call_legacy_0', name: 'get_w', arguments: '{"city":"Paris"}' }] },
-    { role: 'tool', content: [{ type: 'tool-result', callId: 'call_legacy_0', name: 'get_w', content: [{ type: 'text', text: '18C' }], isError: false }] },
-    { role: 'assistant', content: [{ type: 'tool-call', id: 'call_legacy_1', name: 'get_t', arguments: '{}' }] },
-    { role: 'tool', content: [{ type: 'tool-result', callId: 'call_legacy_1', name: 'get_t', content: [{ type: 'text', text: '12:00' }], isError: false }] },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool-call', id: 'call_legacy_0', name: 'get_w', arguments: '{"city":"Paris"}' }],
+    },
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          callId: 'call_legacy_0',
+          name: 'get_w',
+          content: [{ type: 'text', text: '18C' }],
+          isError: false,
+        },
+      ],
+    },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool-call', id: 'call_legacy_1', name: 'get_t', arguments: '{}' }],
+    },
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          callId: 'call_legacy_1',
+          name: 'get_t',
+          content: [{ type: 'text', text: '12:00' }],
+          isError: false,
+        },
+      ],
+    },
   ]);
 });
 
 test('max_completion_tokens wins over max_tokens; top_k is accepted, -1 means off', () => {
-  assert.deepEqual(decode({ model: 'm', messages: hi, max_tokens: 9, max_completion_tokens: 7, top_k: 40 }).sampling, {
-    maxOutputTokens: 7,
-    topK: 40,
+  assert.deepEqual(
+    decode({ model: 'm', messages: hi, max_tokens: 9, max_completion_tokens: 7, top_k: 40 }).sampling,
+    {
+      maxOutputTokens: 7,
+      topK: 40,
+    },
+  );
+  assert.deepEqual(decode({ model: 'm', messages: hi, max_tokens: 9, top_k: -1 }).sampling, {
+    maxOutputTokens: 9,
   });
-  assert.deepEqual(decode({ model: 'm', messages: hi, max_tokens: 9, top_k: -1 }).sampling, { maxOutputTokens: 9 });
 });
 
 test('stop as a string, tool_choice forms, include_usage only on streams, system text parts in order', () => {
   const request = decode({
     model: 'm',
-    messages: [{ role: 'user', content: 'a' }, { role: 'system', content: [{ type: 'text', text: 'late' }] }],
+    messages: [
+      { role: 'user', content: 'a' },
+      { role: 'system', content: [{ type: 'text', text: 'late' }] },
+    ],
     stop: 'X',
     tool_choice: { type: 'function', function: { name: 'f' } },
     stream_options: { include_usage: true },
@@ -127,7 +178,9 @@ test('stop as a string, tool_choice forms, include_usage only on streams, system
   assert.deepEqual(request.toolChoice, { type: 'tool', name: 'f' });
   assert.equal(request.includeUsage, false);
   assert.deepEqual(request.system, [{ type: 'text', text: 'late' }]);
-  assert.deepEqual(decode({ model: 'm', messages: hi, tool_choice: 'required' }).toolChoice, { type: 'required' });
+  assert.deepEqual(decode({ model: 'm', messages: hi, tool_choice: 'required' }).toolChoice, {
+    type: 'required',
+  });
 });
 
 test('assistant: empty text beside calls is dropped, refusal parts are text', () => {
@@ -136,7 +189,11 @@ test('assistant: empty text beside calls is dropped, refusal parts are text', ()
     messages: [
       { role: 'user', content: 'x' },
       { role: 'assistant', content: [{ type: 'refusal', refusal: 'I cannot' }] },
-      { role: 'assistant', content: '', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      },
     ],
   });
   assert.deepEqual(request.messages.slice(1), [
@@ -153,22 +210,40 @@ test('A ranges and shapes are enforced with 400s naming the field', () => {
   rejects({ model: 'm', messages: hi, n: 0 }, 'n', /outside \[1, 128\]/);
   rejects({ model: 'm', messages: hi, presence_penalty: -3 }, 'presence_penalty', /outside/);
   rejects({ model: 'm', messages: hi, stop: ['a', 'b', 'c', 'd', 'e'] }, 'stop', /at most 4/);
-  rejects({ model: 'm', messages: [{ role: 'robot', content: 'x' }] }, 'messages[0].role', /not a valid role/);
+  rejects(
+    { model: 'm', messages: [{ role: 'robot', content: 'x' }] },
+    'messages[0].role',
+    /not a valid role/,
+  );
   rejects(
     { model: 'm', messages: [{ role: 'tool', tool_call_id: 'nope', content: 'x' }] },
     'messages[0].tool_call_id',
     /no earlier assistant message/,
   );
   rejects(
-    { model: 'm', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: '', format: 'wav' } }] }] },
+    {
+      model: 'm',
+      messages: [
+        { role: 'user', content: [{ type: 'input_audio', input_audio: { data: '', format: 'wav' } }] },
+      ],
+    },
     'messages[0].content[0].type',
     /"input_audio" is not supported/,
   );
   rejects(
-    { model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:text/plain,hi' } }] }] },
+    {
+      model: 'm',
+      messages: [
+        { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:text/plain,hi' } }] },
+      ],
+    },
     'messages[0].content[0].image_url.url',
     /base64/,
   );
-  rejects({ model: 'm', messages: hi, tools: [{ type: 'custom', custom: { name: 'x' } }] }, 'tools[0].type', /function/);
+  rejects(
+    { model: 'm', messages: hi, tools: [{ type: 'custom', custom: { name: 'x' } }] },
+    'tools[0].type',
+    /function/,
+  );
   rejects({ model: 'm', messages: hi, tool_choice: 'sometimes' }, 'tool_choice', /expected/);
 });

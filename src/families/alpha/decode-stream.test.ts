@@ -24,7 +24,13 @@ function comparable(events: StreamEvent[]): unknown[] {
 }
 
 test('the text stream decodes to start, one text block, finish, usage with cached tokens, end', () => {
-  const usage = { inputTokens: 1200, outputTokens: 40, cacheReadTokens: 1024, cacheWriteTokens: 0, reasoningTokens: 0 };
+  const usage = {
+    inputTokens: 1200,
+    outputTokens: 40,
+    cacheReadTokens: 1024,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+  };
   assert.deepEqual(decodeSse(fixtureSse('text.chunks.txt')), [
     { type: 'message-start', id: 'chatcmpl-AbC123', model: 'gpt-4o-2024-08-06', created: 1731000000 },
     { type: 'text-start', choice: 0, index: 0 },
@@ -81,7 +87,10 @@ test('compatible servers: finish on the content chunk, empty tool_calls, no usag
     { type: 'text-end', choice: 0, index: 0 },
     { type: 'tool-call-end', choice: 0, index: 1 },
     { type: 'finish', choice: 0, finishReason: { unified: 'tool-calls', raw: 'tool_calls' } },
-    { type: 'message-end', usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+    {
+      type: 'message-end',
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    },
   ]);
 });
 
@@ -98,7 +107,9 @@ test('legacy delta.function_call becomes one tool call with an invented id', () 
 
 test('an error chunk becomes an error event and nothing follows it', () => {
   const events = decodeSse(`${fixtureSse('stream-error.chunks.txt')}data: [DONE]\n\n`);
-  assert.deepEqual(comparable(events).slice(-1), [{ type: 'error', kind: 'internal', message: 'upstream: internal error' }]);
+  assert.deepEqual(comparable(events).slice(-1), [
+    { type: 'error', kind: 'internal', message: 'upstream: internal error' },
+  ]);
   assert.equal(events.filter((event) => event.type === 'message-end').length, 0);
 });
 
@@ -116,11 +127,15 @@ test('a stream that stops before [DONE] ends with an upstream error', () => {
 });
 
 test('[DONE] finishes a choice the upstream never finished, closing its blocks', () => {
-  const sse = 'data: {"id":"x","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n';
+  const sse =
+    'data: {"id":"x","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n';
   assert.deepEqual(decodeSse(sse).slice(3), [
     { type: 'text-end', choice: 0, index: 0 },
     { type: 'finish', choice: 0, finishReason: { unified: 'other' } },
-    { type: 'message-end', usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+    {
+      type: 'message-end',
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    },
   ]);
 });
 
@@ -145,16 +160,22 @@ test('preamble chunks without choices or usage are skipped; index-less fragments
     { type: 'text-end', choice: 0, index: 1 },
     // `stop` after tool calls (Ollama, llama.cpp) still tells other families a tool turn follows.
     { type: 'finish', choice: 0, finishReason: { unified: 'tool-calls', raw: 'stop' } },
-    { type: 'message-end', usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+    {
+      type: 'message-end',
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    },
   ]);
 });
 
 test('a chunk that is not JSON is an upstream error', () => {
-  assert.deepEqual(comparable(decodeSse('data: {"id":"x","choices":[{"delta":{"content":"a"}}]}\n\ndata: {oops\n\n')).at(-1), {
-    type: 'error',
-    kind: 'upstream',
-    message: 'upstream sent a stream chunk that is not JSON',
-  });
+  assert.deepEqual(
+    comparable(decodeSse('data: {"id":"x","choices":[{"delta":{"content":"a"}}]}\n\ndata: {oops\n\n')).at(-1),
+    {
+      type: 'error',
+      kind: 'upstream',
+      message: 'upstream sent a stream chunk that is not JSON',
+    },
+  );
 });
 
 test('every decoded fixture stream is well-formed', () => {
@@ -168,16 +189,19 @@ test('any byte split, inside multi-byte UTF-8 too, decodes to the same events', 
     const bytes = new TextEncoder().encode(fixtureSse(`${name}.chunks.txt`));
     const expected = comparable(decodeSse([bytes]));
     fc.assert(
-      fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 40 }), (cuts) => {
-        const sorted = [...cuts].sort((left, right) => left - right);
-        const chunks: Uint8Array[] = [];
-        let start = 0;
-        for (const cut of [...sorted, bytes.length]) {
-          chunks.push(bytes.subarray(start, cut));
-          start = cut;
-        }
-        assert.deepEqual(comparable(decodeSse(chunks)), expected);
-      }),
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 40 }),
+        (cuts) => {
+          const sorted = [...cuts].sort((left, right) => left - right);
+          const chunks: Uint8Array[] = [];
+          let start = 0;
+          for (const cut of [...sorted, bytes.length]) {
+            chunks.push(bytes.subarray(start, cut));
+            start = cut;
+          }
+          assert.deepEqual(comparable(decodeSse(chunks)), expected);
+        },
+      ),
       { numRuns: 150 },
     );
   }

@@ -6,7 +6,11 @@ import { decodeRequest } from './decode-request.ts';
 import { encodeRequest } from './encode-request.ts';
 import { fixtureJson } from './test-support.ts';
 
-const target: UpstreamTarget = { baseUrl: 'https://api.example', apiKey: 'sk-upstream', model: 'gpt-4o-2024-08-06' };
+const target: UpstreamTarget = {
+  baseUrl: 'https://api.example',
+  apiKey: 'sk-upstream',
+  model: 'gpt-4o-2024-08-06',
+};
 
 function base(overrides: Partial<ChatRequest> = {}): ChatRequest {
   return {
@@ -58,8 +62,18 @@ test('other families’ content: url images, errors and images in tool results, 
   const request = base({
     system: [{ type: 'text', text: 'be brief', cacheControl: { type: 'ephemeral' } }],
     messages: [
-      { role: 'user', content: [{ type: 'image', source: { kind: 'url', url: 'https://x/y.png', mediaType: 'image/png' } }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }, { type: 'tool-call', id: 'toolu_1', name: 'f', arguments: '{}' }] },
+      {
+        role: 'user',
+        content: [{ type: 'image', source: { kind: 'url', url: 'https://x/y.png', mediaType: 'image/png' } }],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+          { type: 'tool-call', id: 'toolu_1', name: 'f', arguments: '{}' },
+        ],
+      },
       {
         role: 'tool',
         content: [
@@ -128,7 +142,10 @@ test('more than 4 stop sequences is a 400 naming the numbers', () => {
   assert.throws(
     () => encodeRequest(base({ sampling: { stopSequences: ['1', '2', '3', '4', '5'] } }), target),
     (error: unknown) =>
-      error instanceof GatewayError && error.kind === 'invalid_request' && error.param === 'stop' && /at most 4 .* 5 were given/.test(error.message),
+      error instanceof GatewayError &&
+      error.kind === 'invalid_request' &&
+      error.param === 'stop' &&
+      /at most 4 .* 5 were given/.test(error.message),
   );
 });
 
@@ -141,14 +158,42 @@ test('round trip: decoding the encoded body gives back the request', () => {
         role: 'user',
         content: [
           { type: 'text', text: 'look' },
-          { type: 'image', source: { kind: 'base64', mediaType: 'image/jpeg', data: '/9j/4AAQ' }, detail: 'low' },
+          {
+            type: 'image',
+            source: { kind: 'base64', mediaType: 'image/jpeg', data: '/9j/4AAQ' },
+            detail: 'low',
+          },
         ],
       },
-      { role: 'assistant', content: [{ type: 'text', text: 'calling' }, { type: 'tool-call', id: 'call_1', name: 'f', arguments: '{"a":1}' }] },
-      { role: 'tool', content: [{ type: 'tool-result', callId: 'call_1', name: 'f', content: [{ type: 'text', text: 'ok' }], isError: false }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'calling' },
+          { type: 'tool-call', id: 'call_1', name: 'f', arguments: '{"a":1}' },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            callId: 'call_1',
+            name: 'f',
+            content: [{ type: 'text', text: 'ok' }],
+            isError: false,
+          },
+        ],
+      },
       { role: 'user', content: [{ type: 'text', text: 'and?' }] },
     ],
-    tools: [{ name: 'f', description: 'does f', parameters: { type: 'object', properties: { a: { type: 'number' } } }, strict: false }],
+    tools: [
+      {
+        name: 'f',
+        description: 'does f',
+        parameters: { type: 'object', properties: { a: { type: 'number' } } },
+        strict: false,
+      },
+    ],
     toolChoice: { type: 'required' },
     parallelToolCalls: true,
     sampling: {

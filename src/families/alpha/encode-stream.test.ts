@@ -36,7 +36,8 @@ function encodeAll(events: StreamEvent[], responseContext: ResponseContext): str
   return events.map((event) => encoder.encode(event)).join('');
 }
 
-const head = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1731000000,"model":"my-model","choices":';
+const head =
+  '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1731000000,"model":"my-model","choices":';
 
 test('chunks: role first, content deltas, indexed tool calls, finish, usage chunk, [DONE]', () => {
   const lines = encodeAll(canonical, context()).split('\n\n');
@@ -65,7 +66,8 @@ test('without include_usage: no usage field, no usage chunk; the id gets the cha
     { type: 'finish', choice: 0, finishReason: { unified: 'length', raw: 'max_tokens' } },
     { type: 'message-end', usage },
   ];
-  const top = '{"id":"chatcmpl-msg_01","object":"chat.completion.chunk","created":7,"model":"shown","choices":';
+  const top =
+    '{"id":"chatcmpl-msg_01","object":"chat.completion.chunk","created":7,"model":"shown","choices":';
   assert.equal(
     encodeAll(events, context({ model: 'shown', includeUsage: false })),
     `data: ${top}[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n` +
@@ -80,7 +82,7 @@ test('legacy clients get the first call as delta.function_call and finish_reason
   const deltas = output
     .split('\n\n')
     .filter((line) => line.startsWith('data: {'))
-    .map((line) => JSON.parse(line.slice(6)).choices[0]);
+    .map((line): unknown => JSON.parse(line.slice(6)).choices[0]);
   assert.deepEqual(deltas.slice(3), [
     { index: 0, delta: { function_call: { name: 'get_w', arguments: '' } }, finish_reason: null },
     { index: 0, delta: { function_call: { arguments: '{"ci' } }, finish_reason: null },
@@ -92,7 +94,10 @@ test('legacy clients get the first call as delta.function_call and finish_reason
 test('an error event is an A error body in a data line, with no [DONE]', () => {
   const encoder = createStreamEncoder(context());
   encoder.encode(canonical[0]!);
-  const output = encoder.encode({ type: 'error', error: new GatewayError('overloaded', 'upstream: overloaded, retry later') });
+  const output = encoder.encode({
+    type: 'error',
+    error: new GatewayError('overloaded', 'upstream: overloaded, retry later'),
+  });
   assert.equal(
     output,
     'data: {"error":{"message":"upstream: overloaded, retry later","type":"server_error","param":null,"code":"overloaded"}}\n\n',
@@ -111,7 +116,9 @@ test('round trip holds for generated streams with several choices', () => {
   });
   fc.assert(
     fc.property(fc.array(choiceContent, { minLength: 1, maxLength: 3 }), (choices) => {
-      const events: StreamEvent[] = [{ type: 'message-start', id: 'chatcmpl-1', model: 'my-model', created: 1731000000 }];
+      const events: StreamEvent[] = [
+        { type: 'message-start', id: 'chatcmpl-1', model: 'my-model', created: 1731000000 },
+      ];
       choices.forEach((content, choice) => {
         let block = 0;
         const open: StreamEvent[] = [];
@@ -124,10 +131,18 @@ test('round trip holds for generated streams with several choices', () => {
         content.calls.forEach((fragments, call) => {
           const index = block++;
           events.push({ type: 'tool-call-start', choice, index, id: `call_${choice}_${call}`, name: 'f' });
-          for (const argumentsDelta of fragments) events.push({ type: 'tool-call-delta', choice, index, argumentsDelta });
+          for (const argumentsDelta of fragments)
+            events.push({ type: 'tool-call-delta', choice, index, argumentsDelta });
           open.push({ type: 'tool-call-end', choice, index });
         });
-        const unified = content.calls.length > 0 ? 'tool-calls' : content.finish === 'stop' ? 'stop' : content.finish === 'length' ? 'length' : 'content-filter';
+        const unified =
+          content.calls.length > 0
+            ? 'tool-calls'
+            : content.finish === 'stop'
+              ? 'stop'
+              : content.finish === 'length'
+                ? 'length'
+                : 'content-filter';
         const raw = content.calls.length > 0 ? 'tool_calls' : content.finish;
         events.push(...open, { type: 'finish', choice, finishReason: { unified, raw } });
       });

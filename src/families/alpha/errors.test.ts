@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { GatewayError, type GatewayErrorKind } from '../../ir/index.ts';
+import { decodeError, encodeError } from './errors.ts';
+import { fixtureText } from './test-support.ts';
+
+test('every kind has its A status, type and code; param and retry-after are carried', () => {
+  const expected: Array<[GatewayErrorKind, number, string, string | null]> = [
+    ['invalid_request', 400, 'invalid_request_error', null],
+    ['authentication', 401, 'invalid_request_error', 'invalid_api_key'],
+    ['permission', 403, 'invalid_request_error', 'permission_denied'],
+    ['not_found', 404, 'invalid_request_error', 'model_not_found'],
+    ['payload_too_large', 413, 'invalid_request_error', 'request_too_large'],
+    ['unsupported_media_type', 415, 'invalid_request_error', null],
+    ['rate_limited', 429, 'requests', 'rate_limit_exceeded'],
+    ['quota', 429, 'insufficient_quota', 'insufficient_quota'],
+    ['overloaded', 503, 'server_error', 'overloaded'],
+    ['unavailable', 503, 'server_error', 'overloaded'],
+    ['timeout', 504, 'server_error', 'timeout'],
+    ['upstream', 502, 'server_error', 'upstream_error'],
+    ['internal', 500, 'server_error', 'server_error'],
+  ];
+  for (const [kind, status, type, code] of expected) {
+    assert.deepEqual(encodeError(new GatewayError(kind, 'm')), {
+      status,
+      body: { error: { message: 'm', type, param: null, code } },
+      headers: {},
+    });
+  }
+  assert.deepEqual(
+    encodeError(new GatewayError('rate_limited', 'slow down', { param: 'x', retryAfterSeconds: 1.2 })),
+    {
+      status: 429,
+      body: { error: { message: 'slow down', type: 'requests', param: 'x', code: 'rate_limit_exceeded' } },
+      headers: { 'retry-after': '2' },
+    },
+  );
+});
+
+function decoded(status: number, body: string, headers: Record<string, string> = {}): object {
+  const error = decodeError(status, body, headers);
+  return {
+    kind: error.kind,
+    message: error.message,
+    param: error.param,
+    retryAfterSeconds: error.retryAfterSeconds,
+  };
+}
+
+test('400 keeps the upstream text and param, prefixed', () => {
+  assert.deepEqual(decoded(400, fixtureText('error-context-length.json')), {
+    kind: 'invalid_request',
+    message:
+      "upstream: This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.",
+    param: 'messages',
+    retryAfterSeconds: undefined,
+  });
+});
+
+test('401 never echoes the upstream text (it quotes our key)', () => {
+  const error = decoded(401, fixtureText('error-invalid-key.json'));
+  assert.deepEqual(error, {
+    kind: 'upstream',
+    message: "the upstream rejected the gateway's credentials",
+    param: undefined,
+    retryAfterSeconds: undefined,
+  });
+  assert.equal(decodeError(403, '{}', {}).kind, 'upstream');
+});
+
+test('429: rate limit with retry-after-ms (org id not leaked), quota by code', () => {
+  assert.deepEqual(
+    decoded(429, fixtureText('error-rate-limit.json'), { 'retry-after-ms': '1500', 'retry-after': '9' }),
+    {
+      kind: 'rate_limited',
+      message: 'upstream: rate limit reached, retry later',
+      param: undefined,
+      retryAfterSeconds: 2,
+    },
+  );
+  assert.equal(decodeError(429, fixtureText('error-insufficient-quota.json'), {}).kind, 'quota');
+  assert.equal(decodeError(429, '', { 'retry-after': '7' }).retryAfterSeconds, 7);
+});
+
+test('status table, and bodies that are not A-shaped', () => {
+  const kinds = [404, 413, 422, 500, 502, 503, 504, 529, 507, 409].map(
+    (status) => decodeError(status, 'not json', {}).kind,
+  );
+  assert.deepEqual(kinds, [
+    'not_found',
+    'payload_too_large',
+    'invalid_request',
+    'internal',
+    'upstream',
+    'overloaded',
+    'timeout',
+    'overloaded',
+    'upstream',
+    'upstream',
+  ]);
+  assert.equal(
+    decodeError(404, '{"error":"model \\"x\\" not found"}', {}).message,
+    'upstream: model "x" not found',
+  );
+  assert.equal(
+    decodeError(400, '{"object":"error","message":"bad top_k","type":"BadRequestError","code":400}', {})
+      .message,
+    'upstream: bad top_k',
+  );
+  assert.equal(decodeError(507, '', {}).message, 'upstream: the upstream failed (HTTP 507)');
+});

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ChatRequest, JsonObject } from '../../ir/index.ts';
+import type { ResponseContext } from '../codec.ts';
+import { decodeRequest } from './decode-request.ts';
+import { passThrough } from './pass-through.ts';
+import { fixtureJson, fixtureText } from './test-support.ts';
+
+const target = { baseUrl: 'http://localhost:8000', apiKey: 'sk-up', model: 'gpt-4o-2024-08-06' };
+
+function request(body: JsonObject): ChatRequest {
+  return decodeRequest({ body, route: {} });
+}
+
+test('the client body goes up unchanged except the model; streams get include_usage, other options kept', () => {
+  const body = fixtureJson('full.request.json') as JsonObject;
+  const bodyWithOptions = { ...body, stream_options: { include_usage: false, include_obfuscation: false } };
+  const upstream = passThrough.encodeRequest(bodyWithOptions, request(bodyWithOptions), target);
+  assert.equal(upstream.path, '/v1/chat/completions');
+  assert.deepEqual(upstream.headers, { 'content-type': 'application/json', authorization: 'Bearer sk-up' });
+  assert.deepEqual(upstream.warnings, []);
+  assert.equal(
+    upstream.body,
+    JSON.stringify({
+      ...bodyWithOptions,
+      model: 'gpt-4o-2024-08-06',
+      stream_options: { include_usage: true, include_obfuscation: false },
+    }),
+  );
+  const plain = {
+    model: 'alias',
+    messages: [{ role: 'user', content: 'hi' }],
+    logit_bias: { '50256': -100 },
+  };
+  assert.equal(
+    passThrough.encodeRequest(plain, request(plain), { ...target, apiKey: undefined }).body,
+    '{"model":"gpt-4o-2024-08-06","messages":[{"role":"user","content":"hi"}],"logit_bias":{"50256":-100}}',
+  );
+});
+
+const context: ResponseContext = { model: 'my-alias', includeUsage: false, legacyFunctions: false };
+
+test('the response body keeps everything but shows the client model', () => {
+  const body = fixtureJson('text.json') as JsonObject;
+  assert.deepEqual(passThrough.rewriteResponse(body, context), { ...body, model: 'my-alias' });
+});
+
+test('stream messages: model renamed by string replace, usage chunk dropped unless asked, [DONE] kept', () => {
+  const lines = fixtureText('text.chunks.txt').split('\n').filter(Boolean);
+  const forward = (
+    line: string,
+    responseContext: ResponseContext,
+    upstreamModel = 'gpt-4o-2024-08-06',
+  ): string =>
+    passThrough.forwardStreamMessage({ event: undefined, data: line }, responseContext, upstreamModel);
+  const first = lines[1]!;
+  assert.equal(
+    forward(first, context),
+    `data: ${first.replace('"model":"gpt-4o-2024-08-06"', '"model":"my-alias"')}\n\n`,
+  );
+  assert.equal(forward(first, { ...context, model: 'gpt-4o-2024-08-06' }), `data: ${first}\n\n`);
+  const usageChunk = lines[5]!;
+  assert.equal(forward(usageChunk, context), '');
+  assert.match(
+    forward(usageChunk, { ...context, includeUsage: true }),
+    /^data: .*"model":"my-alias".*"choices":\[\],"usage":\{/,
+  );
+  assert.equal(forward('[DONE]', context), 'data: [DONE]\n\n');
+  // Spaced JSON (Python servers) and names that need escaping.
+  assert.equal(
+    forward(
+      '{"id": "x", "model": "org/m\\"1", "choices": [], "usage": null}',
+      { ...context, model: 'a"b' },
+      'org/m"1',
+    ),
+    'data: {"id": "x", "model": "a\\"b", "choices": [], "usage": null}\n\n',
+  );
+});
