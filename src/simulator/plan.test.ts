@@ -33,7 +33,7 @@ function deps(): PlanDependencies {
 
 function textOf(choice: ChoicePlan | undefined): string {
   assert.equal(choice?.kind, 'text');
-  return choice.kind === 'text' ? choice.pieces.map((piece) => piece.text).join('') : '';
+  return choice.pieces.map((piece) => piece.text).join('');
 }
 
 const weatherTool: ToolDefinition = {
@@ -171,7 +171,6 @@ test('tool call when the user names a tool: arguments from the schema, fragments
   const plan = planReply(request({ tools: [weatherTool] }, 'please call get_weather for Paris'), deps());
   const choice = plan.choices[0];
   assert.equal(choice?.kind, 'tool');
-  if (choice?.kind !== 'tool') return;
   assert.equal(choice.name, 'get_weather');
   assert.equal(choice.id, 'call_1');
   assert.deepEqual(JSON.parse(choice.arguments), {

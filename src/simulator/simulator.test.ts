@@ -115,7 +115,6 @@ describe('replies in every family', () => {
       const decoded = decodeJson(family, text);
       const part = decoded.choices[0]?.content[0];
       assert.equal(part?.type, 'tool-call');
-      if (part?.type !== 'tool-call') return;
       assert.equal(part.name, 'get_weather');
       assert.deepEqual(JSON.parse(part.arguments), { city: 'sample city', unit: 'celsius', days: 1 });
       assert.equal(decoded.choices[0]?.finishReason.unified, 'tool-calls');

@@ -156,7 +156,11 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     const streamSignal = AbortSignal.any([signal, controller.signal]);
     const chunks = streamBody(toStreamEvents(plan, meta), codec.createStreamEncoder(context), {
       pacing,
-      faults: { errorAfter: faults.streamErrorAfter, cutAfter: faults.streamCutAfter },
+      // A limit beyond the reply still fails: right after its last token, before any finish.
+      faults: {
+        errorAfter: atMost(faults.streamErrorAfter, plan.chunkCount),
+        cutAfter: atMost(faults.streamCutAfter, plan.chunkCount),
+      },
       counters: stats,
       signal: streamSignal,
     });
@@ -208,6 +212,10 @@ function asGatewayError(error: unknown): GatewayError {
 
 function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+}
+
+function atMost(limit: number | undefined, cap: number): number | undefined {
+  return limit === undefined ? undefined : Math.min(limit, cap);
 }
 
 function pathOnly(path: string): string {
