@@ -56,8 +56,11 @@ function decodeMessage(state: MessagesState, message: JsonObject, path: string):
   switch (role) {
     case 'system':
     case 'developer':
-      // Hoisted out of the conversation, so it does not interrupt a run of tool results.
-      state.system.push(...decodeTextContent(message.content, `${path}.content`));
+      // Hoisted out of the conversation, so it does not interrupt a run of tool results. Empty
+      // text says nothing and B rejects empty blocks.
+      for (const part of decodeTextContent(message.content, `${path}.content`)) {
+        if (part.text !== '') state.system.push(part);
+      }
       return;
     case 'user':
       state.messages.push({ role: 'user', content: decodeUserContent(message.content, `${path}.content`) });

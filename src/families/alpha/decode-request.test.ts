@@ -163,7 +163,7 @@ test('max_completion_tokens wins over max_tokens; top_k is accepted, -1 means of
   });
 });
 
-test('stop as a string, tool_choice forms, include_usage only on streams, system text parts in order', () => {
+test('stop as a string, tool_choice forms, include_usage only on streams, non-empty system text in order', () => {
   const request = decode({
     model: 'm',
     messages: [

@@ -91,6 +91,7 @@ test('other families’ content: url images, errors and images in tool results, 
         ],
       },
     ],
+    tools: [{ name: 'f', parameters: { type: 'object' } }],
     toolChoice: { type: 'tool', name: 'f' },
     parallelToolCalls: false,
   });
@@ -110,6 +111,7 @@ test('other families’ content: url images, errors and images in tool results, 
       },
       { role: 'tool', tool_call_id: 'toolu_1', content: 'line 1\nline 2' },
     ],
+    tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
     tool_choice: { type: 'function', function: { name: 'f' } },
     parallel_tool_calls: false,
   });
@@ -136,6 +138,13 @@ test('sampling table: top_k dropped, temperature clamped to 2, foreign extension
     'temperature 2.5 is above the alpha maximum and was clamped to 2',
     'top_k has no equivalent for alpha models and was dropped',
   ]);
+});
+
+test('tool_choice and parallel_tool_calls are not sent without tools (A rejects them)', () => {
+  assert.deepEqual(body(base({ toolChoice: { type: 'none' }, parallelToolCalls: false })), {
+    model: 'gpt-4o-2024-08-06',
+    messages: [{ role: 'user', content: 'hi' }],
+  });
 });
 
 test('more than 4 stop sequences is a 400 naming the numbers', () => {

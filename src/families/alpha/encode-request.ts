@@ -50,17 +50,17 @@ function encodeToolChoice(choice: ToolChoice): AlphaToolChoice {
   return choice.type === 'tool' ? { type: 'function', function: { name: choice.name } } : choice.type;
 }
 
+/** A rejects `tool_choice` and `parallel_tool_calls` without `tools`, so they go only with tools. */
 function encodeTools(request: ChatRequest, body: JsonObject): void {
-  if (request.tools.length > 0) {
-    body.tools = request.tools.map((tool): AlphaTool => {
-      const fn: AlphaTool['function'] =
-        tool.description === undefined
-          ? { name: tool.name, parameters: tool.parameters }
-          : { name: tool.name, description: tool.description, parameters: tool.parameters };
-      if (tool.strict !== undefined) fn.strict = tool.strict;
-      return { type: 'function', function: fn };
-    });
-  }
+  if (request.tools.length === 0) return;
+  body.tools = request.tools.map((tool): AlphaTool => {
+    const fn: AlphaTool['function'] =
+      tool.description === undefined
+        ? { name: tool.name, parameters: tool.parameters }
+        : { name: tool.name, description: tool.description, parameters: tool.parameters };
+    if (tool.strict !== undefined) fn.strict = tool.strict;
+    return { type: 'function', function: fn };
+  });
   if (request.toolChoice !== undefined) body.tool_choice = encodeToolChoice(request.toolChoice);
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
 }
