@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ChatRequest } from '../../ir/index.ts';
+import { gammaCodec } from './index.ts';
+import { loadJson } from './test-support.ts';
+
+const request: ChatRequest = {
+  model: 'client-name',
+  system: [],
+  messages: [],
+  tools: [],
+  sampling: {},
+  stream: true,
+  includeUsage: false,
+  extensions: {},
+};
+
+test('the client body goes upstream byte-for-byte; only path model and credential change', () => {
+  const body = loadJson('client-request.json') as Record<string, never>;
+  const upstream = gammaCodec.passThrough.encodeRequest(body, request, {
+    baseUrl: 'https://upstream.invalid',
+    apiKey: 'sk-up',
+    model: 'm-001',
+  });
+  assert.equal(upstream.path, '/v1/models/m-001:streamGenerateContent?alt=sse');
+  assert.deepEqual(upstream.headers, { 'content-type': 'application/json', 'x-gamma-api-key': 'sk-up' });
+  assert.equal(upstream.body, JSON.stringify(body));
+  assert.deepEqual(upstream.warnings, []);
+});
+
+test('responses and stream messages come back as the upstream sent them', () => {
+  const body = loadJson('function-call.json') as Record<string, never>;
+  const context = { model: 'client-name', includeUsage: false, legacyFunctions: false };
+  assert.deepEqual(gammaCodec.passThrough.rewriteResponse(body, context), loadJson('function-call.json'));
+  assert.equal(
+    gammaCodec.passThrough.forwardStreamMessage(
+      { event: undefined, data: '{"candidates":[]}' },
+      context,
+      'm-001',
+    ),
+    'data: {"candidates":[]}\n\n',
+  );
+});
