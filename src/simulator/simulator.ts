@@ -12,7 +12,7 @@ import type { UpstreamResponse } from '../upstream/transport.ts';
 import { readFaults, type Faults } from './faults.ts';
 import { planReply, type ReplyPlan } from './plan.ts';
 import { toChatResponse, toStreamEvents, type ReplyMeta } from './reply-events.ts';
-import { pause, streamBody, type StreamCounters } from './stream-body.ts';
+import { pause, streamBody, type StreamCounters, type StreamPacing } from './stream-body.ts';
 import { TokenCountCache } from './token-cache.ts';
 import { streamedResponse, wholeResponse } from './upstream-response.ts';
 
@@ -73,71 +73,83 @@ interface Matched {
 }
 
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
-  const codecs = options.codecs ?? codecList;
-  const fallback = codecs.find((codec) => codec.id === 'alpha') ?? codecs[0];
-  const now = options.now ?? Date.now;
-  const generateId = options.generateId ?? defaultGenerateId;
-  const pacing = {
-    timeToFirstTokenMs: Math.max(0, options.timeToFirstTokenMs ?? 0),
-    interTokenDelayMs: Math.max(0, options.interTokenDelayMs ?? 0),
-  };
-  const counter = new TokenCountCache();
-  const stats: SimulatorStats = { requests: 0, activeStreams: 0, tokensGenerated: 0 };
+  const engine = new SimulatorEngine(options);
+  return { handle: (input, signal) => engine.handle(input, signal), stats: engine.stats };
+}
 
-  function match(method: string, path: string): Matched | undefined {
-    if (method.toUpperCase() !== 'POST') return undefined;
-    const queryAt = path.indexOf('?');
-    const pathname = queryAt === -1 ? path : path.slice(0, queryAt);
-    const query = queryAt === -1 ? '' : path.slice(queryAt + 1);
-    for (const codec of codecs) {
-      const route = codec.matchRoute(pathname);
-      if (route !== undefined) return { codec, route, query };
-    }
-    return undefined;
+/** Per-simulator state: the codecs, injected clock and ids, pacing, the token-count memo, counters. */
+class SimulatorEngine {
+  readonly stats: SimulatorStats = { requests: 0, activeStreams: 0, tokensGenerated: 0 };
+  readonly #codecs: readonly FamilyCodec[];
+  readonly #now: () => number;
+  readonly #generateId: (prefix: string) => string;
+  readonly #pacing: StreamPacing;
+  readonly #counter = new TokenCountCache();
+
+  constructor(options: SimulatorOptions) {
+    this.#codecs = options.codecs ?? codecList;
+    this.#now = options.now ?? Date.now;
+    this.#generateId = options.generateId ?? defaultGenerateId;
+    this.#pacing = {
+      timeToFirstTokenMs: Math.max(0, options.timeToFirstTokenMs ?? 0),
+      interTokenDelayMs: Math.max(0, options.interTokenDelayMs ?? 0),
+    };
   }
 
-  async function handle(input: SimulatorInput, signal: AbortSignal): Promise<UpstreamResponse> {
-    stats.requests++;
-    const matched = match(input.method, input.path);
-    if (matched === undefined) {
-      if (fallback === undefined) throw new GatewayError('internal', 'the simulator has no codecs');
-      return errorResponse(
-        fallback,
-        new GatewayError('not_found', `simulator: no route for ${input.method} ${pathOnly(input.path)}`),
-      );
-    }
+  async handle(input: SimulatorInput, signal: AbortSignal): Promise<UpstreamResponse> {
+    this.stats.requests++;
+    const matched = this.#match(input.method, input.path);
+    if (matched === undefined) return this.#notFound(input);
     const faults = readFaults(input.headers);
     if (faults.latencyMs > 0 && !(await pause(faults.latencyMs, signal))) throw abortReason(signal);
     const { codec } = matched;
     if (faults.error !== undefined) return errorResponse(codec, faults.error);
     const refusal = checkCredentials(matched, input.headers);
     if (refusal !== undefined) return errorResponse(codec, refusal);
-    let request: ChatRequest;
     try {
-      request = codec.decodeRequest({ body: parseJson(input.body), route: matched.route });
-    } catch (error) {
-      return errorResponse(codec, asGatewayError(error));
-    }
-    try {
-      return await reply(codec, request, faults, signal);
+      const request = codec.decodeRequest({ body: parseJson(input.body), route: matched.route });
+      return await this.#reply(codec, request, faults, signal);
     } catch (error) {
       if (signal.aborted) throw abortReason(signal);
       return errorResponse(codec, asGatewayError(error));
     }
   }
 
-  async function reply(
+  #match(method: string, path: string): Matched | undefined {
+    if (method.toUpperCase() !== 'POST') return undefined;
+    const queryAt = path.indexOf('?');
+    const pathname = queryAt === -1 ? path : path.slice(0, queryAt);
+    const query = queryAt === -1 ? '' : path.slice(queryAt + 1);
+    for (const codec of this.#codecs) {
+      const route = codec.matchRoute(pathname);
+      if (route !== undefined) return { codec, route, query };
+    }
+    return undefined;
+  }
+
+  /** Unknown paths answer in the A shape (the most common client), or the first codec's. */
+  #notFound(input: SimulatorInput): UpstreamResponse {
+    const codec = this.#codecs.find((candidate) => candidate.id === 'alpha') ?? this.#codecs[0];
+    if (codec === undefined) throw new GatewayError('internal', 'the simulator has no codecs');
+    const message = `simulator: no route for ${input.method} ${pathOnly(input.path)}`;
+    return errorResponse(codec, new GatewayError('not_found', message));
+  }
+
+  async #reply(
     codec: FamilyCodec,
     request: ChatRequest,
     faults: Faults,
     signal: AbortSignal,
   ): Promise<UpstreamResponse> {
     const callPrefix = toolCallIdPrefix[codec.id] ?? 'call_';
-    const plan = planReply(request, { counter, newToolCallId: () => generateId(callPrefix) });
+    const plan = planReply(request, {
+      counter: this.#counter,
+      newToolCallId: () => this.#generateId(callPrefix),
+    });
     const meta: ReplyMeta = {
-      id: generateId(responseIdPrefix[codec.id] ?? ''),
+      id: this.#generateId(responseIdPrefix[codec.id] ?? ''),
       model: request.model,
-      created: Math.floor(now() / 1000),
+      created: Math.floor(this.#now() / 1000),
     };
     const context: ResponseContext = {
       model: request.model,
@@ -145,24 +157,21 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       legacyFunctions: request.legacyFunctions ?? false,
     };
     if (!request.stream) {
-      if (!(await pause(generationMs(plan), signal))) throw abortReason(signal);
-      return wholeResponse(
-        200,
-        jsonHeaders,
-        JSON.stringify(codec.encodeResponse(toChatResponse(plan, meta), context)),
-      );
+      if (!(await pause(this.#generationMs(plan), signal))) throw abortReason(signal);
+      const body = JSON.stringify(codec.encodeResponse(toChatResponse(plan, meta), context));
+      return wholeResponse(200, jsonHeaders, body);
     }
     const controller = new AbortController();
-    const streamSignal = AbortSignal.any([signal, controller.signal]);
     const chunks = streamBody(toStreamEvents(plan, meta), codec.createStreamEncoder(context), {
-      pacing,
+      pacing: this.#pacing,
       // A limit beyond the reply still fails: right after its last token, before any finish.
       faults: {
         errorAfter: atMost(faults.streamErrorAfter, plan.chunkCount),
         cutAfter: atMost(faults.streamCutAfter, plan.chunkCount),
       },
-      counters: stats,
-      signal: streamSignal,
+      counters: this.stats,
+      signal,
+      cancelSignal: controller.signal,
     });
     return streamedResponse(200, streamHeaders, chunks, () => {
       controller.abort();
@@ -170,12 +179,10 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   }
 
   /** A non-streamed reply arrives when the whole stream would have finished. */
-  function generationMs(plan: ReplyPlan): number {
+  #generationMs(plan: ReplyPlan): number {
     if (plan.chunkCount === 0) return 0;
-    return pacing.timeToFirstTokenMs + pacing.interTokenDelayMs * (plan.chunkCount - 1);
+    return this.#pacing.timeToFirstTokenMs + this.#pacing.interTokenDelayMs * (plan.chunkCount - 1);
   }
-
-  return { handle, stats };
 }
 
 /** Any key is accepted, but one must be there, where the family carries it (plus B's version header). */

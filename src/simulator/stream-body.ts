@@ -22,6 +22,40 @@ export interface StreamCounters {
   tokensGenerated: number;
 }
 
+export interface StreamOptions {
+  pacing: StreamPacing;
+  faults: StreamFaults;
+  counters: StreamCounters;
+  /** The caller's signal. */
+  signal: AbortSignal;
+  /** The response's own `cancel()`. */
+  cancelSignal: AbortSignal;
+}
+
+/**
+ * Two abort signals checked as one. `AbortSignal.any` is costly per stream (weak refs, listeners),
+ * so the combined signal is built only when a timer needs one.
+ */
+class EitherSignal {
+  readonly #first: AbortSignal;
+  readonly #second: AbortSignal;
+  #combined: AbortSignal | undefined;
+
+  constructor(first: AbortSignal, second: AbortSignal) {
+    this.#first = first;
+    this.#second = second;
+  }
+
+  get aborted(): boolean {
+    return this.#first.aborted || this.#second.aborted;
+  }
+
+  combined(): AbortSignal {
+    this.#combined ??= AbortSignal.any([this.#first, this.#second]);
+    return this.#combined;
+  }
+}
+
 interface BodyState {
   buffer: string;
   tokens: number;
@@ -30,9 +64,10 @@ interface BodyState {
 export async function* streamBody(
   events: Iterable<StreamEvent>,
   encoder: StreamEncoder,
-  options: { pacing: StreamPacing; faults: StreamFaults; counters: StreamCounters; signal: AbortSignal },
+  options: StreamOptions,
 ): AsyncGenerator<string> {
-  const { pacing, faults, counters, signal } = options;
+  const { pacing, faults, counters } = options;
+  const signal = new EitherSignal(options.signal, options.cancelSignal);
   const state: BodyState = { buffer: '', tokens: 0 };
   counters.activeStreams++;
   try {
@@ -50,7 +85,7 @@ export async function* streamBody(
         continue;
       }
       const delay = state.tokens === 0 ? pacing.timeToFirstTokenMs : pacing.interTokenDelayMs;
-      if (delay > 0 && !(await pause(delay, signal))) return;
+      if (delay > 0 && !(await pause(delay, signal.combined()))) return;
       state.buffer += encoder.encode(event);
       state.tokens++;
       counters.tokensGenerated++;
