@@ -29,6 +29,12 @@ export interface SurfaceInput {
   /** The parsed JSON body. */
   body: unknown;
   route: SurfaceRoute;
+  /**
+   * The request goes to an upstream of the same family by pass-through: content the IR cannot
+   * carry (B documents, server tools…) is skipped instead of refused, since the client's own
+   * body is what goes upstream.
+   */
+  lenient?: boolean;
 }
 
 /** How to shape a response for the client. */
@@ -91,7 +97,13 @@ export interface StreamEncoder {
 
 /** Same-family traffic: the client's own bytes go upstream with only the model and credentials changed. */
 export interface PassThrough {
-  encodeRequest(body: JsonObject, request: ChatRequest, target: UpstreamTarget): UpstreamRequest;
+  /** `clientHeaders` lets a family forward its own protocol headers (B's version) unchanged. */
+  encodeRequest(
+    body: JsonObject,
+    request: ChatRequest,
+    target: UpstreamTarget,
+    clientHeaders?: HeaderMap,
+  ): UpstreamRequest;
   /** The upstream's JSON body for the client, with the model shown as the client named it. */
   rewriteResponse(body: JsonObject, context: ResponseContext): JsonObject;
   /** One upstream SSE message re-framed for the client without re-encoding its JSON ('' drops it). */

@@ -11,7 +11,7 @@ import type {
   UpstreamRequest,
 } from '../families/codec.ts';
 import { codecs } from '../families/registry.ts';
-import { GatewayError, isJsonObject, type ChatRequest } from '../ir/index.ts';
+import { GatewayError, isJsonObject, type ChatRequest, type JsonObject } from '../ir/index.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import { fanOutResponse, fanOutStream } from './fan-out.ts';
 import { decodeContext, parseUpstreamJson } from './decode-context.ts';
@@ -37,8 +37,12 @@ export interface ChatDependencies {
 }
 
 export async function handleChat(call: ChatCall, dependencies: ChatDependencies): Promise<void> {
-  const request = call.surface.decodeRequest({ body: call.body, route: call.route });
-  const entry = dependencies.models.resolve(request.model);
+  // The model decides the family, and with it whether the client's body can pass through as is.
+  const named = peekModel(call);
+  const peeked = named === undefined ? undefined : dependencies.models.resolve(named);
+  const lenient = peeked !== undefined && peeked.family === call.surface.id;
+  const request = call.surface.decodeRequest({ body: call.body, route: call.route, lenient });
+  const entry = request.model === named ? peeked : dependencies.models.resolve(request.model);
   if (entry === undefined) {
     throw new GatewayError(
       'not_found',
@@ -66,7 +70,7 @@ export async function handleChat(call: ChatCall, dependencies: ChatDependencies)
   }
   const passThrough = call.surface.id === target.id && isJsonObject(call.body);
   const upstreamRequest = passThrough
-    ? target.passThrough.encodeRequest(call.body as never, request, upstream.target)
+    ? target.passThrough.encodeRequest(call.body as JsonObject, request, upstream.target, call.headers)
     : target.encodeRequest(request, upstream.target);
   const response = await send(call, upstream, upstreamRequest, target);
   const headers = answerHeaders(call.sink, upstreamRequest.warnings);
@@ -92,6 +96,12 @@ export async function handleChat(call: ChatCall, dependencies: ChatDependencies)
       ? call.surface.passThrough.rewriteResponse(upstreamBody, context)
       : call.surface.encodeResponse({ ...decoded, model: context.model }, context);
   call.sink.sendJson(200, headers, JSON.stringify(body));
+}
+
+/** The model the client named: in the path (C) or the body's `model` (A, B). */
+function peekModel(call: ChatCall): string | undefined {
+  if (call.route.model !== undefined) return call.route.model;
+  return isJsonObject(call.body) && typeof call.body.model === 'string' ? call.body.model : undefined;
 }
 
 /** Sends one upstream request; a non-2xx answer becomes the thrown, client-safe error. */

@@ -17,13 +17,15 @@ export interface DecodedMessages {
 interface DecodeState extends DecodedMessages {
   /** tool_use id → tool name, to name the tool results that answer it. */
   callNames: Map<string, string>;
+  /** Skip blocks the IR cannot carry instead of refusing them (same-family pass-through). */
+  lenient: boolean;
 }
 
-export function decodeMessages(value: unknown): DecodedMessages {
+export function decodeMessages(value: unknown, lenient = false): DecodedMessages {
   if (value === undefined || value === null) throw invalidRequest('messages: field required', 'messages');
   const list = requireArray(value, 'messages');
   if (list.length === 0) throw invalidRequest('messages: at least one message is required', 'messages');
-  const state: DecodeState = { messages: [], system: [], callNames: new Map() };
+  const state: DecodeState = { messages: [], system: [], callNames: new Map(), lenient };
   list.forEach((item, position) => {
     decodeMessage(item, `messages.${position}`, state);
   });
@@ -78,40 +80,38 @@ function decodeUser(content: unknown, path: string, state: DecodeState): void {
     const blockPath = `${path}.${position}`;
     if (block.type === 'text') parts.push(readTextBlock(block, blockPath));
     else if (block.type === 'image') parts.push(readImageBlock(block, blockPath));
-    else if (block.type === 'tool_result') results.push(readToolResult(block, blockPath, state.callNames));
-    else throw unsupportedBlock(block, blockPath);
+    else if (block.type === 'tool_result') results.push(readToolResult(block, blockPath, state));
+    else if (!state.lenient) throw unsupportedBlock(block, blockPath);
   });
   if (results.length > 0) state.messages.push({ role: 'tool', content: results });
   if (parts.length > 0 || results.length === 0) state.messages.push({ role: 'user', content: parts });
 }
 
-function readToolResult(
-  block: JsonObject,
-  path: string,
-  callNames: ReadonlyMap<string, string>,
-): ToolResultPart {
+function readToolResult(block: JsonObject, path: string, state: DecodeState): ToolResultPart {
   const callId = requireString(block.tool_use_id, `${path}.tool_use_id`);
-  const name = callNames.get(callId);
+  // Lenient: the call may sit in a block the IR skipped (a server tool); the name is then unknown.
+  const name = state.callNames.get(callId) ?? (state.lenient ? '' : undefined);
   if (name === undefined) {
     throw invalidRequest(
       `${path}.tool_use_id: no earlier tool_use block has id "${callId}"`,
       `${path}.tool_use_id`,
     );
   }
-  const content = readToolResultContent(block.content, `${path}.content`);
+  const content = readToolResultContent(block.content, `${path}.content`, state.lenient);
   const isError = optionalBoolean(block.is_error, `${path}.is_error`) ?? false;
   const part: ToolResultPart = { type: 'tool-result', callId, name, content, isError };
   return withCacheControl(part, block, path);
 }
 
-function readToolResultContent(value: unknown, path: string): UserPart[] {
+function readToolResultContent(value: unknown, path: string, lenient: boolean): UserPart[] {
   if (value === undefined || value === null) return [];
   if (typeof value === 'string') return value === '' ? [] : [{ type: 'text', text: value }];
-  return requireArray(value, path).map((item, position) => {
+  return requireArray(value, path).flatMap<UserPart>((item, position) => {
     const blockPath = `${path}.${position}`;
     const block = requireObject(item, blockPath);
-    if (block.type === 'text') return readTextBlock(block, blockPath);
-    if (block.type === 'image') return readImageBlock(block, blockPath);
+    if (block.type === 'text') return [readTextBlock(block, blockPath)];
+    if (block.type === 'image') return [readImageBlock(block, blockPath)];
+    if (lenient) return [];
     throw unsupportedBlock(block, blockPath);
   });
 }
@@ -131,7 +131,7 @@ function decodeAssistant(content: unknown, path: string, state: DecodeState): vo
     const blockPath = `${path}.${position}`;
     if (block.type === 'text') parts.push(readTextBlock(block, blockPath));
     else if (block.type === 'tool_use') parts.push(readToolUse(block, blockPath, state.callNames));
-    else if (block.type !== 'thinking' && block.type !== 'redacted_thinking')
+    else if (block.type !== 'thinking' && block.type !== 'redacted_thinking' && !state.lenient)
       throw unsupportedBlock(block, blockPath);
   });
   // A turn that held only thinking blocks says nothing the IR can carry.

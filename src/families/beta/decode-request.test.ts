@@ -298,3 +298,24 @@ test('blocks are validated: unknown types, bad sources, orphan tool results, bad
   rejects(minimal({ tools: [{ name: 't' }] }), /^tools.0.input_schema: expected an object/);
   rejects(minimal({ tools: [{ type: 'web_search_20250305', name: 'web_search' }] }), /server tools/);
 });
+
+test('content the IR cannot carry is refused, unless the request passes through to a beta upstream', () => {
+  const body = {
+    model: 'B-1',
+    max_tokens: 10,
+    tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'doc' } },
+          { type: 'text', text: 'summarise' },
+        ],
+      },
+    ],
+  };
+  assert.throws(() => decodeRequest({ body, route: {} }), /not supported/);
+  const request = decodeRequest({ body, route: {}, lenient: true });
+  assert.deepEqual(request.tools, []);
+  assert.deepEqual(request.messages, [{ role: 'user', content: [{ type: 'text', text: 'summarise' }] }]);
+});

@@ -33,12 +33,13 @@ export function decodeRequest(input: SurfaceInput): ChatRequest {
   const body = requireObject(input.body, 'body');
   const model = requireString(body.model ?? '', 'model');
   if (model === '') throw invalidRequest('model: field required', 'model');
-  const { messages, system: hoisted } = decodeMessages(body.messages);
+  const lenient = input.lenient === true;
+  const { messages, system: hoisted } = decodeMessages(body.messages, lenient);
   const request: ChatRequest = {
     model,
     system: [...decodeSystem(body.system, 'system'), ...hoisted],
     messages,
-    tools: decodeTools(body.tools),
+    tools: decodeTools(body.tools, lenient),
     sampling: decodeSampling(body),
     stream: optionalBoolean(body.stream, 'stream') ?? false,
     includeUsage: false,
@@ -73,13 +74,15 @@ function decodeSampling(body: JsonObject): Sampling {
   return sampling;
 }
 
-function decodeTools(value: unknown): ToolDefinition[] {
+function decodeTools(value: unknown, lenient: boolean): ToolDefinition[] {
   if (value === undefined || value === null) return [];
-  return requireArray(value, 'tools').map((item, position) => {
+  return requireArray(value, 'tools').flatMap((item, position) => {
     const path = `tools.${position}`;
     const tool = requireObject(item, path);
-    // Server tools (`web_search_20250305`…) run inside the provider; the IR cannot carry them.
+    // Server tools (`web_search_20250305`…) run inside the provider; the IR cannot carry them
+    // (pass-through still forwards them: the client's own body goes upstream).
     if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
+      if (lenient) return [];
       throw invalidRequest(
         `${path}.type: server tools (${JSON.stringify(tool.type)}) are not supported`,
         `${path}.type`,
@@ -93,7 +96,7 @@ function decodeTools(value: unknown): ToolDefinition[] {
     if (description !== undefined) definition.description = description;
     const strict = optionalBoolean(tool.strict, `${path}.strict`);
     if (strict !== undefined) definition.strict = strict;
-    return withCacheControl(definition, tool, path);
+    return [withCacheControl(definition, tool, path)];
   });
 }
 

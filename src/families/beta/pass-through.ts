@@ -3,17 +3,26 @@
  * changed, so everything the IR cannot carry (thinking blocks and their signatures, documents,
  * server tools, beta-only knobs) survives.
  */
-import type { PassThrough, ResponseContext, UpstreamTarget } from '../codec.ts';
+import type { HeaderMap, PassThrough, ResponseContext, UpstreamTarget } from '../codec.ts';
 import type { ChatRequest, JsonObject } from '../../ir/index.ts';
 import type { SseMessage } from '../../sse/parse-sse.ts';
 import { sseData, sseEvent } from '../../sse/write-sse.ts';
 import { upstreamHeaders } from './encode-request.ts';
 import { messagesPath } from './wire.ts';
 
-function encodeRequest(body: JsonObject, _request: ChatRequest, target: UpstreamTarget) {
+function encodeRequest(
+  body: JsonObject,
+  _request: ChatRequest,
+  target: UpstreamTarget,
+  clientHeaders: HeaderMap = {},
+) {
+  const headers = upstreamHeaders(target.apiKey);
+  // The client's own (validated) version date goes on: same-family traffic keeps its semantics.
+  const version = clientHeaders['beta-version'];
+  if (typeof version === 'string') headers['beta-version'] = version;
   return {
     path: messagesPath,
-    headers: upstreamHeaders(target.apiKey),
+    headers,
     // Spreading keeps the client's key order; `model` is replaced in place.
     body: JSON.stringify({ ...body, model: target.model }),
     warnings: [],
