@@ -71,17 +71,26 @@ function unsupported(type: JsonValue | undefined, path: string): GatewayError {
   );
 }
 
-/** User content: `string | (text | image_url)[]`; a string is one text part. */
-export function decodeUserContent(value: JsonValue | undefined, path: string): UserPart[] {
+/**
+ * User content: `string | (text | image_url)[]`; a string is one text part. `lenient` (pass-through,
+ * where the client's own body goes upstream) skips parts the IR cannot carry instead of refusing.
+ */
+export function decodeUserContent(value: JsonValue | undefined, path: string, lenient: boolean): UserPart[] {
   if (typeof value === 'string') return [{ type: 'text', text: value }];
-  return requireArray(value, path).map((item, index) => {
+  const parts: UserPart[] = [];
+  requireArray(value, path).forEach((item, index) => {
     const itemPath = `${path}[${index}]`;
     const part = requireObject(item, itemPath);
-    if (part.type === 'text') return decodeTextPart(part, itemPath);
-    if (part.type === 'image_url')
-      return withCacheControl(decodeImagePart(part.image_url, itemPath), part.cache_control, itemPath);
-    throw unsupported(part.type, itemPath);
+    if (part.type === 'text') parts.push(decodeTextPart(part, itemPath));
+    else if (part.type === 'image_url') {
+      try {
+        parts.push(withCacheControl(decodeImagePart(part.image_url, itemPath), part.cache_control, itemPath));
+      } catch (error) {
+        if (!lenient) throw error;
+      }
+    } else if (!lenient) throw unsupported(part.type, itemPath);
   });
+  return parts;
 }
 
 /**
@@ -91,15 +100,18 @@ export function decodeUserContent(value: JsonValue | undefined, path: string): U
 export function decodeTextContent(
   value: JsonValue | undefined,
   path: string,
+  lenient: boolean,
   allowRefusal = false,
 ): TextPart[] {
   if (typeof value === 'string') return [{ type: 'text', text: value }];
-  return requireArray(value, path).map((item, index) => {
+  const parts: TextPart[] = [];
+  requireArray(value, path).forEach((item, index) => {
     const itemPath = `${path}[${index}]`;
     const part = requireObject(item, itemPath);
-    if (part.type === 'text') return decodeTextPart(part, itemPath);
-    if (part.type === 'refusal' && allowRefusal)
-      return { type: 'text', text: requireString(part.refusal, `${itemPath}.refusal`) };
-    throw unsupported(part.type, itemPath);
+    if (part.type === 'text') parts.push(decodeTextPart(part, itemPath));
+    else if (part.type === 'refusal' && allowRefusal) {
+      parts.push({ type: 'text', text: requireString(part.refusal, `${itemPath}.refusal`) });
+    } else if (!lenient) throw unsupported(part.type, itemPath);
   });
+  return parts;
 }

@@ -18,6 +18,8 @@ export function legacyCallId(ordinal: number): string {
 }
 
 interface MessagesState {
+  /** Pass-through: skip what the IR cannot carry instead of refusing (the client's body goes upstream). */
+  lenient: boolean;
   system: TextPart[];
   messages: Message[];
   /** Tool-call id → name, so results (which carry only the id) get their name back. */
@@ -34,10 +36,11 @@ export interface DecodedMessages {
   messages: Message[];
 }
 
-export function decodeMessages(value: JsonValue | undefined): DecodedMessages {
+export function decodeMessages(value: JsonValue | undefined, lenient: boolean): DecodedMessages {
   const list = requireArray(value, 'messages');
   if (list.length === 0) throw invalidRequest('messages: must not be empty', 'messages');
   const state: MessagesState = {
+    lenient,
     system: [],
     messages: [],
     callNames: new Map(),
@@ -58,12 +61,15 @@ function decodeMessage(state: MessagesState, message: JsonObject, path: string):
     case 'developer':
       // Hoisted out of the conversation, so it does not interrupt a run of tool results. Empty
       // text says nothing and B rejects empty blocks.
-      for (const part of decodeTextContent(message.content, `${path}.content`)) {
+      for (const part of decodeTextContent(message.content, `${path}.content`, state.lenient)) {
         if (part.text !== '') state.system.push(part);
       }
       return;
     case 'user':
-      state.messages.push({ role: 'user', content: decodeUserContent(message.content, `${path}.content`) });
+      state.messages.push({
+        role: 'user',
+        content: decodeUserContent(message.content, `${path}.content`, state.lenient),
+      });
       state.toolRun = undefined;
       return;
     case 'assistant':
@@ -77,6 +83,7 @@ function decodeMessage(state: MessagesState, message: JsonObject, path: string):
       addResult(state, decodeFunctionResult(state, message, path));
       return;
     default:
+      if (state.lenient) return;
       throw invalidRequest(
         `${path}.role: ${JSON.stringify(message.role ?? null)} is not a valid role`,
         `${path}.role`,
@@ -98,10 +105,11 @@ function decodeAssistant(state: MessagesState, message: JsonObject, path: string
     content === undefined || content === null
       ? []
       : // Empty text next to tool calls is common in A and means nothing; B rejects empty blocks.
-        decodeTextContent(content, `${path}.content`, true).filter((part) => part.text !== '');
+        decodeTextContent(content, `${path}.content`, state.lenient, true).filter((part) => part.text !== '');
   if (message.tool_calls !== undefined && message.tool_calls !== null) {
     requireArray(message.tool_calls, `${path}.tool_calls`).forEach((call, index) => {
-      parts.push(decodeToolCall(state, call, `${path}.tool_calls[${index}]`));
+      const part = decodeToolCall(state, call, `${path}.tool_calls[${index}]`);
+      if (part !== undefined) parts.push(part);
     });
   }
   if (message.function_call !== undefined && message.function_call !== null) {
@@ -114,9 +122,10 @@ function decodeAssistant(state: MessagesState, message: JsonObject, path: string
   return parts;
 }
 
-function decodeToolCall(state: MessagesState, value: JsonValue, path: string): ToolCallPart {
+function decodeToolCall(state: MessagesState, value: JsonValue, path: string): ToolCallPart | undefined {
   const call = requireObject(value, path);
   if (call.type !== undefined && call.type !== 'function') {
+    if (state.lenient) return undefined;
     throw invalidRequest(`${path}.type: only "function" tool calls are supported`, `${path}.type`);
   }
   const part = decodeFunction(call.function, `${path}.function`, requireString(call.id, `${path}.id`));
@@ -135,14 +144,14 @@ function decodeFunction(value: JsonValue | undefined, path: string, id: string):
 
 function decodeToolResult(state: MessagesState, message: JsonObject, path: string): ToolResultPart {
   const callId = requireString(message.tool_call_id, `${path}.tool_call_id`);
-  const name = state.callNames.get(callId);
+  const name = state.callNames.get(callId) ?? (state.lenient ? '' : undefined);
   if (name === undefined) {
     throw invalidRequest(
       `${path}.tool_call_id: no earlier assistant message has a tool call with id ${JSON.stringify(callId)}`,
       `${path}.tool_call_id`,
     );
   }
-  const content = decodeTextContent(message.content, `${path}.content`);
+  const content = decodeTextContent(message.content, `${path}.content`, state.lenient);
   return { type: 'tool-result', callId, name, content, isError: false };
 }
 

@@ -247,3 +247,47 @@ test('A ranges and shapes are enforced with 400s naming the field', () => {
   );
   rejects({ model: 'm', messages: hi, tool_choice: 'sometimes' }, 'tool_choice', /expected/);
 });
+
+test('lenient (pass-through) decoding skips what the IR cannot carry instead of refusing', () => {
+  const body = {
+    model: 'm',
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'listen' },
+          { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } },
+          { type: 'file', file: { file_id: 'file-1' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'custom', custom: { name: 'g', input: 'x' } }],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: 'done' },
+    ],
+    tools: [{ type: 'custom', custom: { name: 'g' } }],
+    tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [] } },
+  };
+  assert.throws(() => decode(body), GatewayError);
+  const request = decodeRequest({ body, route: {}, lenient: true });
+  assert.deepEqual(request.messages, [
+    { role: 'user', content: [{ type: 'text', text: 'listen' }] },
+    { role: 'assistant', content: [] },
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          callId: 'c1',
+          name: '',
+          content: [{ type: 'text', text: 'done' }],
+          isError: false,
+        },
+      ],
+    },
+  ]);
+  assert.deepEqual(request.tools, []);
+  assert.equal(request.toolChoice, undefined);
+});

@@ -75,8 +75,9 @@ export function decodeRequest(input: SurfaceInput): ChatRequest {
   const body = requireObject(input.body, 'body');
   const model = requireString(body.model, 'model');
   if (model === '') throw invalidRequest('model: must not be empty', 'model');
-  const { system, messages } = decodeMessages(body.messages);
-  const { tools, toolChoice, legacyFunctions } = decodeTools(body);
+  const lenient = input.lenient === true;
+  const { system, messages } = decodeMessages(body.messages, lenient);
+  const { tools, toolChoice, legacyFunctions } = decodeTools(body, lenient);
   const stream = optionalBoolean(body.stream, 'stream') ?? false;
   const request: ChatRequest = {
     model,

@@ -35,19 +35,25 @@ function decodeFunctionDefinition(value: JsonValue | undefined, path: string): T
   return tool;
 }
 
-function decodeTool(value: JsonValue, path: string): ToolDefinition {
+function decodeTool(value: JsonValue, path: string, lenient: boolean): ToolDefinition | undefined {
   const tool = requireObject(value, path);
   if (tool.type !== 'function') {
+    if (lenient) return undefined;
     throw invalidRequest(`${path}.type: only "function" tools are supported`, `${path}.type`);
   }
   return decodeFunctionDefinition(tool.function, `${path}.function`);
 }
 
-function decodeToolChoice(value: JsonValue | undefined, path: string): ToolChoice | undefined {
+function decodeToolChoice(
+  value: JsonValue | undefined,
+  path: string,
+  lenient: boolean,
+): ToolChoice | undefined {
   if (value === undefined || value === null) return undefined;
   if (value === 'auto' || value === 'none' || value === 'required') return { type: value };
   const choice = requireObject(value, path);
   if (choice.type !== 'function') {
+    if (lenient) return undefined;
     throw invalidRequest(`${path}: expected "auto", "none", "required" or a function choice`, path);
   }
   const fn = requireObject(choice.function, `${path}.function`);
@@ -66,13 +72,18 @@ function list(value: JsonValue | undefined, path: string): JsonValue[] {
   return value === undefined || value === null ? [] : requireArray(value, path);
 }
 
-export function decodeTools(body: JsonObject): DecodedTools {
-  const tools = list(body.tools, 'tools').map((tool, index) => decodeTool(tool, `tools[${index}]`));
+/** `lenient` (pass-through): custom tools and choices the IR cannot carry are skipped, not refused. */
+export function decodeTools(body: JsonObject, lenient: boolean): DecodedTools {
+  const tools: ToolDefinition[] = [];
+  list(body.tools, 'tools').forEach((value, index) => {
+    const tool = decodeTool(value, `tools[${index}]`, lenient);
+    if (tool !== undefined) tools.push(tool);
+  });
   const functions = list(body.functions, 'functions');
   for (const [index, fn] of functions.entries())
     tools.push(decodeFunctionDefinition(fn, `functions[${index}]`));
   const toolChoice =
-    decodeToolChoice(body.tool_choice, 'tool_choice') ??
+    decodeToolChoice(body.tool_choice, 'tool_choice', lenient) ??
     decodeFunctionCallChoice(body.function_call, 'function_call');
   const legacyFunctions = body.functions !== undefined && body.functions !== null;
   return { tools, toolChoice, legacyFunctions };

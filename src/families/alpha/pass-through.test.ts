@@ -15,7 +15,7 @@ function request(body: JsonObject): ChatRequest {
 test('the client body goes up unchanged except the model; streams get include_usage, other options kept', () => {
   const body = fixtureJson('full.request.json') as JsonObject;
   const bodyWithOptions = { ...body, stream_options: { include_usage: false, include_obfuscation: false } };
-  const upstream = passThrough.encodeRequest(bodyWithOptions, request(bodyWithOptions), target);
+  const upstream = passThrough.encodeRequest(bodyWithOptions, request(bodyWithOptions), target, {});
   assert.equal(upstream.path, '/v1/chat/completions');
   assert.deepEqual(upstream.headers, { 'content-type': 'application/json', authorization: 'Bearer sk-up' });
   assert.deepEqual(upstream.warnings, []);
@@ -33,7 +33,7 @@ test('the client body goes up unchanged except the model; streams get include_us
     logit_bias: { '50256': -100 },
   };
   assert.equal(
-    passThrough.encodeRequest(plain, request(plain), { ...target, apiKey: undefined }).body,
+    passThrough.encodeRequest(plain, request(plain), { ...target, apiKey: undefined }, {}).body,
     '{"model":"gpt-4o-2024-08-06","messages":[{"role":"user","content":"hi"}],"logit_bias":{"50256":-100}}',
   );
 });
