@@ -24,12 +24,19 @@ interface PendingCall {
 interface ContentsState {
   pending: PendingCall[];
   previousRole: string | undefined;
+  /** Pass-through: the client's own body goes upstream, so content the IR cannot carry is skipped, not refused. */
+  lenient: boolean;
 }
 
-export function decodeContents(value: unknown): Message[] {
+/** Content the IR cannot carry: a 400 naming it, or nothing in lenient mode. */
+function unsupported(state: ContentsState, message: string, path: string): void {
+  if (!state.lenient) throw invalidRequest(message, path);
+}
+
+export function decodeContents(value: unknown, lenient = false): Message[] {
   const contents = requireArray(value, 'contents');
   if (contents.length === 0) throw invalidRequest('contents: at least one content is required', 'contents');
-  const state: ContentsState = { pending: [], previousRole: undefined };
+  const state: ContentsState = { pending: [], previousRole: undefined, lenient };
   const messages: Message[] = [];
   contents.forEach((item, turn) => {
     decodeContent(item, turn, state, messages);
@@ -50,7 +57,7 @@ function decodeContent(item: unknown, turn: number, state: ContentsState, messag
   } else if (role === 'user' || role === 'function') {
     decodeUserParts(parts, turn, state, messages);
   } else {
-    throw invalidRequest(`${path}.role: must be "user" or "model"`, `${path}.role`);
+    unsupported(state, `${path}.role: must be "user" or "model"`, `${path}.role`);
   }
   state.previousRole = role;
 }
@@ -78,7 +85,7 @@ function decodeModelParts(parts: unknown[], turn: number, state: ContentsState):
       state.pending.push({ id, name, answered: false });
       out.push({ type: 'tool-call', id, name, arguments: JSON.stringify(args) });
     } else {
-      throw invalidRequest(`${path}: model turns may hold only text and functionCall parts`, path);
+      unsupported(state, `${path}: model turns may hold only text and functionCall parts`, path);
     }
   });
   return out;
@@ -95,9 +102,9 @@ function decodeUserParts(parts: unknown[], turn: number, state: ContentsState, m
         decodeFunctionResponse(part.functionResponse, path, `call_${turn}_${results.length}`, state),
       );
     } else if (part.functionCall !== undefined) {
-      throw invalidRequest(`${path}: functionCall parts belong in model turns`, path);
+      unsupported(state, `${path}: functionCall parts belong in model turns`, path);
     } else {
-      const userPart = decodeUserPart(part, path);
+      const userPart = decodeUserPart(part, path, state);
       if (userPart !== undefined) userParts.push(userPart);
     }
   });
@@ -106,41 +113,44 @@ function decodeUserParts(parts: unknown[], turn: number, state: ContentsState, m
   if (userParts.length > 0) messages.push({ role: 'user', content: userParts });
 }
 
-function decodeUserPart(part: JsonObject, path: string): UserPart | undefined {
+function decodeUserPart(part: JsonObject, path: string, state: ContentsState): UserPart | undefined {
   if (part.text !== undefined) {
     const text = requireString(part.text, `${path}.text`);
     return text === '' ? undefined : { type: 'text', text };
   }
-  if (part.inlineData !== undefined) return decodeInlineData(part.inlineData, `${path}.inlineData`);
-  if (part.fileData !== undefined) return decodeFileData(part.fileData, `${path}.fileData`);
-  throw invalidRequest(
+  if (part.inlineData !== undefined) return decodeInlineData(part.inlineData, `${path}.inlineData`, state);
+  if (part.fileData !== undefined) return decodeFileData(part.fileData, `${path}.fileData`, state);
+  unsupported(
+    state,
     `${path}: unsupported part (expected text, inlineData, fileData or functionResponse)`,
     path,
   );
+  return undefined;
 }
 
-function requireImageType(mimeType: string, path: string): void {
-  if (!mimeType.startsWith('image/')) {
-    throw invalidRequest(`${path}: only image media is supported, got "${mimeType}"`, path);
-  }
+/** The IR carries images only; other media (PDF, audio, video) is refused, or skipped in lenient mode. */
+function isImage(mimeType: string, path: string, state: ContentsState): boolean {
+  if (mimeType.startsWith('image/')) return true;
+  unsupported(state, `${path}: only image media is supported, got "${mimeType}"`, path);
+  return false;
 }
 
-function decodeInlineData(value: unknown, path: string): ImagePart {
+function decodeInlineData(value: unknown, path: string, state: ContentsState): ImagePart | undefined {
   const blob = requireObject(value, path);
   const mediaType = requireString(blob.mimeType, `${path}.mimeType`);
-  requireImageType(mediaType, `${path}.mimeType`);
+  if (!isImage(mediaType, `${path}.mimeType`, state)) return undefined;
   return {
     type: 'image',
     source: { kind: 'base64', mediaType, data: requireString(blob.data, `${path}.data`) },
   };
 }
 
-function decodeFileData(value: unknown, path: string): ImagePart {
+function decodeFileData(value: unknown, path: string, state: ContentsState): ImagePart | undefined {
   const file = requireObject(value, path);
   const url = requireString(file.fileUri, `${path}.fileUri`);
   const mediaType = optionalString(file.mimeType, `${path}.mimeType`);
   if (mediaType === undefined) return { type: 'image', source: { kind: 'url', url } };
-  requireImageType(mediaType, `${path}.mimeType`);
+  if (!isImage(mediaType, `${path}.mimeType`, state)) return undefined;
   return { type: 'image', source: { kind: 'url', url, mediaType } };
 }
 
@@ -159,7 +169,7 @@ function decodeFunctionResponse(
   if (result.parts !== undefined) {
     requireArray(result.parts, `${at}.parts`).forEach((item, index) => {
       const part = requireObject(item, `${at}.parts[${index}]`);
-      const image = decodeUserPart(part, `${at}.parts[${index}]`);
+      const image = decodeUserPart(part, `${at}.parts[${index}]`, state);
       if (image !== undefined) content.push(image);
     });
   }

@@ -318,3 +318,28 @@ test('the model comes from the route; a missing one is a 400', () => {
   assert.throws(() => gammaCodec.decodeRequest({ body: { contents: [user('x')] }, route: {} }), /model/);
   assert.equal(decode({ contents: [user('x')], model: 'ignored' }).model, 'm');
 });
+
+test('lenient (pass-through) decoding skips what the IR cannot carry instead of refusing it', () => {
+  const body = {
+    contents: [
+      {
+        role: 'user',
+        parts: [
+          { text: 'summarise' },
+          { inlineData: { mimeType: 'application/pdf', data: 'JVBE' } },
+          { fileData: { mimeType: 'video/mp4', fileUri: 'https://www.youtube.com/watch?v=x' } },
+          { executableCode: { language: 'PYTHON', code: 'print(1)' } },
+        ],
+      },
+      { role: 'model', parts: [{ codeExecutionResult: { outcome: 'OUTCOME_OK' } }, { text: 'done' }] },
+    ],
+    toolConfig: { functionCallingConfig: { mode: 'SOMETHING_NEW' } },
+  };
+  const request = gammaCodec.decodeRequest({ body, route: { model: 'm', stream: false }, lenient: true });
+  assert.deepEqual(request.messages, [
+    { role: 'user', content: [{ type: 'text', text: 'summarise' }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'done' }] },
+  ]);
+  assert.equal(request.toolChoice, undefined);
+  assert.throws(() => decode(body), GatewayError);
+});

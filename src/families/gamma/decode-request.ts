@@ -56,7 +56,7 @@ export function decodeRequest(input: SurfaceInput): ChatRequest {
   const request: ChatRequest = {
     model,
     system: decodeSystem(body.systemInstruction),
-    messages: decodeContents(body.contents),
+    messages: decodeContents(body.contents, input.lenient === true),
     tools: [],
     sampling: decodeGenerationConfig(body.generationConfig, extension),
     stream: input.route.stream ?? false,
@@ -67,7 +67,7 @@ export function decodeRequest(input: SurfaceInput): ChatRequest {
     extension.safetySettings = requireArray(body.safetySettings, 'safetySettings');
   }
   request.tools = decodeTools(body.tools, extension);
-  const toolChoice = decodeToolConfig(body.toolConfig, extension);
+  const toolChoice = decodeToolConfig(body.toolConfig, extension, input.lenient === true);
   if (toolChoice !== undefined) request.toolChoice = toolChoice;
   if (Object.keys(extension).length > 0) request.extensions = { gamma: extension };
   return request;
@@ -159,7 +159,7 @@ function decodeDeclaration(value: unknown, path: string): ToolDefinition {
   return tool;
 }
 
-function decodeToolConfig(value: unknown, extension: JsonObject): ToolChoice | undefined {
+function decodeToolConfig(value: unknown, extension: JsonObject, lenient: boolean): ToolChoice | undefined {
   if (value === undefined || value === null) return undefined;
   const { functionCallingConfig, ...rest } = requireObject(value, 'toolConfig');
   if (Object.keys(rest).length > 0) extension.toolConfig = rest;
@@ -184,6 +184,8 @@ function decodeToolConfig(value: unknown, extension: JsonObject): ToolChoice | u
       return typeof only === 'string' ? { type: 'tool', name: only } : { type: 'required' };
     }
     default:
+      // A mode newer than this codec: the same-family upstream may know it (lenient); anyone else cannot.
+      if (lenient) return undefined;
       throw invalidRequest(
         `toolConfig.functionCallingConfig.mode: unknown mode "${mode}"`,
         'toolConfig.functionCallingConfig.mode',

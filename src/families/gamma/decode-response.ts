@@ -31,17 +31,17 @@ export function candidateIndex(candidate: JsonObject, position: number): number 
   return typeof candidate.index === 'number' ? candidate.index : position;
 }
 
-export function candidateParts(candidate: JsonObject): JsonObject[] {
+/** The candidate's raw parts (no copy: this runs per stream chunk); callers skip non-objects. */
+export function candidateParts(candidate: JsonObject): readonly unknown[] {
   const content = candidate.content;
-  if (!isJsonObject(content) || !Array.isArray(content.parts)) return [];
-  return content.parts.filter(isJsonObject);
+  return isJsonObject(content) && Array.isArray(content.parts) ? content.parts : [];
 }
 
 function decodeCandidate(candidate: JsonObject, position: number, context: DecodeContext): Choice {
   const content: AssistantPart[] = [];
   for (const part of candidateParts(candidate)) {
     // Thought summaries are not answer text; no client family has a place for them here.
-    if (part.thought === true) continue;
+    if (!isJsonObject(part) || part.thought === true) continue;
     if (typeof part.text === 'string' && part.text !== '') {
       const last = content.at(-1);
       // Adjacent text parts are one block, as a streamed reply folds to.

@@ -113,7 +113,7 @@ export class GammaStreamDecoder implements StreamDecoder {
     }
     if (state.finished) return;
     for (const part of candidateParts(candidate)) {
-      if (part.thought === true) continue;
+      if (!isJsonObject(part) || part.thought === true) continue;
       if (typeof part.text === 'string' && part.text !== '') this.#text(state, choice, part.text, emit);
       else if (isJsonObject(part.functionCall)) this.#functionCall(state, choice, part.functionCall, emit);
     }
