@@ -1,7 +1,8 @@
 /**
  * The bench's baseline: the cheapest honest Node hop. node:http in, one undici Pool (keep-alive) out,
- * request and response bytes piped through untouched, nothing parsed. modelgate's throughput is
- * judged against this, so keep it free of anything a real gateway would add.
+ * request and response bytes passed through untouched (the response piped chunk by chunk), nothing
+ * parsed. modelgate's throughput is judged against this, so keep it free of anything a real gateway
+ * would add.
  *
  * Usage: node bench/bare-proxy.ts --port <p> --upstream http://127.0.0.1:<sim> [--host 127.0.0.1]
  */
@@ -44,17 +45,33 @@ function fail(response: ServerResponse, error: Error): void {
   response.end(`bare proxy: upstream failed: ${error.message}`);
 }
 
+/**
+ * The request body is collected (not parsed) and sent as one buffer: any gateway reads the whole body
+ * anyway, and handing undici a stream body costs ~10-25% more CPU per request here, which would make
+ * the baseline look slower than the practical limit.
+ */
 function proxy(pool: Pool, request: IncomingMessage, response: ServerResponse): void {
-  const method = request.method ?? 'GET';
-  const hasBody = method !== 'GET' && method !== 'HEAD';
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+  });
+  request.once('end', () => {
+    forward(pool, request, response, chunks.length === 0 ? null : Buffer.concat(chunks));
+  });
+  request.once('error', (error) => {
+    fail(response, error);
+  });
+}
+
+function forward(pool: Pool, request: IncomingMessage, response: ServerResponse, body: Buffer | null): void {
   // `stream` writes the upstream body straight into the client response: no intermediate Readable.
   pool
     .stream(
       {
         path: request.url ?? '/',
-        method,
+        method: request.method ?? 'GET',
         headers: forwardable(request.headers),
-        body: hasBody ? request : null,
+        body,
       },
       ({ statusCode, headers }) => {
         // No flushHeaders(): the head leaves with the first body bytes, as any lean proxy would.

@@ -9,56 +9,13 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runBench } from './lib/bench.ts';
-import type { BenchOptions, Launchers } from './lib/bench.ts';
+import type { BenchOptions } from './lib/bench.ts';
 import { formatSummary } from './lib/format.ts';
 import { canPin, killAllNow } from './lib/processes.ts';
 import { summarize } from './lib/report.ts';
-import { gatewayKey } from './lib/scenarios.ts';
+import { realLaunchers } from './lib/launchers.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-
-/** Simulator on core 0, the measured proxies on core 1 (ignored where taskset is missing). */
-const simulatorCore = 0;
-const proxyCore = 1;
-
-export const realLaunchers: Launchers = {
-  simulator: (port) => ({
-    name: 'simulator',
-    args: ['src/cli/main.ts', 'simulate', '--port', String(port)],
-    env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-    cpu: simulatorCore,
-    port,
-    readyPath: '/',
-  }),
-  bare: (port, upstreamUrl) => ({
-    name: 'bare proxy',
-    args: ['bench/bare-proxy.ts', '--port', String(port), '--upstream', upstreamUrl],
-    cpu: proxyCore,
-    port,
-    readyPath: '/',
-  }),
-  modelgate: (port, upstreamUrl, dataDir) => ({
-    name: 'modelgate',
-    args: ['src/cli/main.ts', 'serve'],
-    env: {
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      ALPHA_BASE_URL: upstreamUrl,
-      BETA_BASE_URL: upstreamUrl,
-      GAMMA_BASE_URL: upstreamUrl,
-      ALPHA_API_KEY: 'sim',
-      BETA_API_KEY: 'sim',
-      GAMMA_API_KEY: 'sim',
-      MODELGATE_KEYS: gatewayKey,
-      MODELGATE_DB: join(dataDir, 'bench.db'),
-      LOG_LEVEL: 'warn',
-    },
-    cpu: proxyCore,
-    port,
-    readyPath: '/healthz',
-    isReady: (status) => status === 200,
-  }),
-};
 
 function numberFromEnv(name: string, fallback: number, minimum: number): number {
   const raw = process.env[name];

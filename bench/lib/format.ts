@@ -45,7 +45,8 @@ function checkLine(check: Check): string {
   const digits = check.unit === '%' ? 1 : 3;
   const relation = check.kind === 'min' ? '>=' : '<=';
   const value = check.unit === '%' ? fixed(check.value, digits) : signed(check.value, digits);
-  return `${verdict}  ${check.name}: ${value} ${check.unit} (target ${relation} ${check.limit} ${check.unit})`;
+  const context = check.context === null ? '' : `; ${check.context}`;
+  return `${verdict}  ${check.name}: ${value} ${check.unit} (target ${relation} ${check.limit} ${check.unit}${context})`;
 }
 
 export function formatSummary(summary: Summary): string {

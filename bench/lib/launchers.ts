@@ -1,0 +1,47 @@
+/** The real processes: the simulator and modelgate from src/cli/main.ts, and bench/bare-proxy.ts. */
+import { join } from 'node:path';
+import type { Launchers } from './bench.ts';
+import { gatewayKey } from './scenarios.ts';
+
+/** Simulator on core 0, the measured proxies on core 1 (ignored where taskset is missing). */
+const simulatorCore = 0;
+const proxyCore = 1;
+
+export const realLaunchers: Launchers = {
+  simulator: (port) => ({
+    name: 'simulator',
+    args: ['src/cli/main.ts', 'simulate', '--port', String(port)],
+    env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    cpu: simulatorCore,
+    port,
+    readyPath: '/',
+  }),
+  bare: (port, upstreamUrl) => ({
+    name: 'bare proxy',
+    args: ['bench/bare-proxy.ts', '--port', String(port), '--upstream', upstreamUrl],
+    cpu: proxyCore,
+    port,
+    readyPath: '/',
+  }),
+  modelgate: (port, upstreamUrl, dataDir) => ({
+    name: 'modelgate',
+    args: ['src/cli/main.ts', 'serve'],
+    env: {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ALPHA_BASE_URL: upstreamUrl,
+      BETA_BASE_URL: upstreamUrl,
+      GAMMA_BASE_URL: upstreamUrl,
+      ALPHA_API_KEY: 'sim',
+      BETA_API_KEY: 'sim',
+      GAMMA_API_KEY: 'sim',
+      MODELGATE_KEYS: gatewayKey,
+      MODELGATE_DB: join(dataDir, 'bench.db'),
+      LOG_LEVEL: 'warn',
+    },
+    cpu: proxyCore,
+    port,
+    readyPath: '/healthz',
+    isReady: (status) => status === 200,
+  }),
+};
