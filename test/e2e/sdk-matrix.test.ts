@@ -554,3 +554,21 @@ describe('Vercel AI SDK providers (cross-family)', () => {
     });
   }
 });
+
+describe('catalog and health', () => {
+  test('openai models.list() and retrieve() show the catalog; /healthz needs no key', async () => {
+    const client = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    const ids: string[] = [];
+    for await (const model of client.models.list()) ids.push(model.id);
+    for (const name of ['A-1', 'A-2', 'A-3', 'B-1', 'B-2', 'B-3', 'B-4', 'C-1', 'C-2', 'C-3']) {
+      assert.ok(ids.includes(name), `${name} listed`);
+    }
+    const one = await client.models.retrieve('B-2');
+    assert.equal(one.id, 'B-2');
+    await assert.rejects(client.models.retrieve('Z-9'), OpenAI.NotFoundError);
+    const stranger = new OpenAI({ apiKey: 'wrong', baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    await assert.rejects(stranger.models.list(), OpenAI.AuthenticationError);
+    const health = await fetch(`${gateway.url}/healthz`);
+    assert.equal(health.status, 200);
+  });
+});
