@@ -9,6 +9,7 @@ import type { UpstreamResponse } from '../upstream/transport.ts';
 import { toGatewayError } from '../upstream/http-transport.ts';
 import { decodeContext, parseUpstreamJson } from './decode-context.ts';
 import type { ResponseSink } from './response-sink.ts';
+import { scrubSecret } from './stream-pipeline.ts';
 
 export async function fanOutResponse(
   target: FamilyCodec,
@@ -40,6 +41,7 @@ export async function fanOutStream(
   context: ResponseContext,
   sink: ResponseSink,
   signal: AbortSignal,
+  secret: string | undefined,
 ): Promise<void> {
   const encoder = surface.createStreamEncoder(context);
   const usages: Usage[] = responses.map(() => ({ ...emptyUsage }));
@@ -65,7 +67,7 @@ export async function fanOutStream(
         }
       } else if (event.type === 'error') {
         ended = true;
-        buffer += encoder.encode(event);
+        buffer += encoder.encode({ type: 'error', error: scrubSecret(event.error, secret) });
         for (const response of responses) response.cancel();
       } else {
         buffer += encoder.encode({ ...event, choice: call });

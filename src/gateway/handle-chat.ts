@@ -17,7 +17,7 @@ import { fanOutResponse, fanOutStream } from './fan-out.ts';
 import { decodeContext, parseUpstreamJson } from './decode-context.ts';
 import type { ModelResolver } from './resolve-model.ts';
 import type { ResponseHeaders, ResponseSink } from './response-sink.ts';
-import { streamPassThrough, streamTranslated } from './stream-pipeline.ts';
+import { scrubSecret, streamPassThrough, streamTranslated } from './stream-pipeline.ts';
 import type { UpstreamRoute, UpstreamRouter } from './upstreams.ts';
 import { validateAgainstCatalog } from './validate-request.ts';
 
@@ -79,13 +79,20 @@ export async function handleChat(call: ChatCall, dependencies: ChatDependencies)
     const decoder = target.createStreamDecoder(decodeContext);
     if (passThrough) {
       await streamPassThrough(
-        { surface: call.surface, decoder, context, upstreamModel: entry.upstreamModel },
+        {
+          surface: call.surface,
+          decoder,
+          context,
+          upstreamModel: entry.upstreamModel,
+          secret: upstream.target.apiKey,
+        },
         response,
         call.sink,
         call.signal,
       );
     } else {
-      await streamTranslated({ surface: call.surface, decoder, context }, response, call.sink, call.signal);
+      const stream = { surface: call.surface, decoder, context, secret: upstream.target.apiKey };
+      await streamTranslated(stream, response, call.sink, call.signal);
     }
     return;
   }
@@ -120,7 +127,7 @@ export async function send(
   } catch {
     // The error body is only a detail: the status alone still maps.
   }
-  throw target.decodeError(response.status, text, response.headers);
+  throw scrubSecret(target.decodeError(response.status, text, response.headers), upstream.target.apiKey);
 }
 
 function forwardSimulationHeaders(headers: HeaderMap, request: UpstreamRequest): void {
@@ -168,7 +175,15 @@ async function fanOut(
   const headers = answerHeaders(call.sink, warnings);
   if (request.stream) {
     call.sink.startStream(headers);
-    await fanOutStream(call.surface, target, responses, context, call.sink, call.signal);
+    await fanOutStream(
+      call.surface,
+      target,
+      responses,
+      context,
+      call.sink,
+      call.signal,
+      upstream.target.apiKey,
+    );
     return;
   }
   const decoded = await fanOutResponse(target, responses);

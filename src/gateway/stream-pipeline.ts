@@ -45,10 +45,12 @@ export interface TranslatedStream {
   surface: FamilyCodec;
   decoder: StreamDecoder;
   context: ResponseContext;
+  /** The upstream credential: scrubbed from any error text before it reaches the client. */
+  secret: string | undefined;
 }
 
 export async function streamTranslated(
-  { surface, decoder, context }: TranslatedStream,
+  { surface, decoder, context, secret }: TranslatedStream,
   response: UpstreamResponse,
   sink: ResponseSink,
   signal: AbortSignal,
@@ -61,7 +63,10 @@ export async function streamTranslated(
     if (ended) return;
     observe(outcome, event);
     if (event.type === 'message-end' || event.type === 'error') ended = true;
-    buffer += encoder.encode(event.type === 'message-start' ? { ...event, model: context.model } : event);
+    if (event.type === 'error')
+      buffer += encoder.encode({ type: 'error', error: scrubSecret(event.error, secret) });
+    else
+      buffer += encoder.encode(event.type === 'message-start' ? { ...event, model: context.model } : event);
   };
   const take = (): string => {
     const text = buffer;
@@ -79,31 +84,37 @@ export async function streamTranslated(
   return outcome;
 }
 
-export interface PassThroughStream {
-  surface: FamilyCodec;
-  decoder: StreamDecoder;
-  context: ResponseContext;
+export interface PassThroughStream extends TranslatedStream {
   upstreamModel: string;
 }
 
 export async function streamPassThrough(
-  { surface, decoder, context, upstreamModel }: PassThroughStream,
+  { surface, decoder, context, upstreamModel, secret }: PassThroughStream,
   response: UpstreamResponse,
   sink: ResponseSink,
   signal: AbortSignal,
 ): Promise<StreamOutcome> {
   const outcome: StreamOutcome = { usage: undefined, completed: false, error: undefined };
   let buffer = '';
-  // Errors the upstream itself sent were forwarded verbatim; only failures the gateway detects
-  // (early end, transport error) need encoding here.
-  let detecting = false;
+  // Everything is forwarded verbatim except errors: an upstream's error text may quote its key or
+  // account, so errors (sent by the upstream or detected here) are re-encoded from the decoded error.
+  let failure: GatewayError | undefined;
   const observeEvent = (event: StreamEvent): void => {
     observe(outcome, event);
-    if (detecting && event.type === 'error') buffer += surface.createStreamEncoder(context).encode(event);
+    if (event.type === 'error') failure = event.error;
+  };
+  const encodeFailure = (): void => {
+    if (failure === undefined) return;
+    buffer += surface
+      .createStreamEncoder(context)
+      .encode({ type: 'error', error: scrubSecret(failure, secret) });
   };
   const onMessage = (message: SseMessage): void => {
-    buffer += surface.passThrough.forwardStreamMessage(message, context, upstreamModel);
+    if (outcome.error !== undefined) return;
     decoder.push(message, observeEvent);
+    if (failure === undefined)
+      buffer += surface.passThrough.forwardStreamMessage(message, context, upstreamModel);
+    else encodeFailure();
   };
   const take = (): string => {
     const text = buffer;
@@ -112,15 +123,30 @@ export async function streamPassThrough(
   };
   try {
     await pump({ response, sink, signal, onMessage, take });
-    detecting = true;
-    if (!outcome.completed && outcome.error === undefined) decoder.end(observeEvent);
+    if (!outcome.completed && outcome.error === undefined) {
+      decoder.end(observeEvent);
+      encodeFailure();
+    }
   } catch (error) {
     if (signal.aborted) return abandon(response, outcome);
-    detecting = true;
-    if (outcome.error === undefined) observeEvent({ type: 'error', error: toGatewayError(error) });
+    if (outcome.error === undefined) {
+      observeEvent({ type: 'error', error: toGatewayError(error) });
+      encodeFailure();
+    }
   }
   finish(sink, take());
   return outcome;
+}
+
+/** Last guard: an error message never carries the upstream credential, whatever a codec let through. */
+export function scrubSecret(error: GatewayError, secret: string | undefined): GatewayError {
+  if (secret === undefined || secret.length < 4 || !error.message.includes(secret)) return error;
+  const options = { ...(error.param === undefined ? {} : { param: error.param }) };
+  const retry = error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds };
+  return new GatewayError(error.kind, error.message.split(secret).join('[redacted]'), {
+    ...options,
+    ...retry,
+  });
 }
 
 function observe(outcome: StreamOutcome, event: StreamEvent): void {
