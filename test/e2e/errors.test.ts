@@ -471,47 +471,35 @@ describe('upstream failures before the answer', () => {
       ],
     },
   };
-  /** Known bugs (see the suite report); `todo` keeps them visible without failing the run. */
-  const knownLeaks = {
-    alpha:
-      'BUG: A/unified surface → A model streams (pass-through) forward an upstream `data: {"error":…}` chunk verbatim (src/families/alpha/pass-through.ts forwardStreamMessage)',
-    beta: 'BUG: src/families/beta/errors.ts decodeError/decodeStreamError keep the upstream message for 429/5xx (and pass-through streams forward `event: error` verbatim)',
-    gamma:
-      'BUG: src/families/gamma/errors.ts errorFromStatus/messageFor keep the upstream message for every kind but 401/403 (and pass-through streams forward error chunks verbatim)',
-  };
   for (const [family, quoting] of Object.entries(quotingBodies)) {
-    test(
-      `${family} upstream: error text quoting the upstream key (429/500/529/503 and in-stream) is never shown`,
-      { todo: knownLeaks[family as keyof typeof knownLeaks] },
-      async () => {
-        const shown: string[] = [];
-        for (const surface of surfaces) {
-          for (const status of [429, 500, 503, 529]) {
-            upstream.script.push({ status, body: JSON.stringify(quoting.http(status, quoting.key)) });
-            const answer = await post(
-              proxied.url,
-              request(surface, quoting.model, { key: proxied.key }).path,
-              request(surface, quoting.model, { key: proxied.key }).headers,
-              request(surface, quoting.model).body,
-            );
-            assert.ok(answer.status >= 429, answer.text);
-            if (answer.text.includes(quoting.key)) shown.push(`${surface} HTTP ${status}: ${answer.text}`);
-          }
-          upstream.script.push({ status: 200, body: quoting.stream(quoting.key) });
-          const streamed = request(surface, quoting.model, { stream: true, key: proxied.key });
-          const answer = await post(proxied.url, streamed.path, streamed.headers, streamed.body);
-          assert.equal(answer.status, 200);
-          if (answer.text.includes(quoting.key))
-            shown.push(
-              `${surface} in-stream: ${answer.text
-                .split('\n')
-                .filter((line) => line.includes(quoting.key))
-                .join(' ')}`,
-            );
+    test(`${family} upstream: error text quoting the upstream key (429/500/529/503 and in-stream) is never shown`, async () => {
+      const shown: string[] = [];
+      for (const surface of surfaces) {
+        for (const status of [429, 500, 503, 529]) {
+          upstream.script.push({ status, body: JSON.stringify(quoting.http(status, quoting.key)) });
+          const answer = await post(
+            proxied.url,
+            request(surface, quoting.model, { key: proxied.key }).path,
+            request(surface, quoting.model, { key: proxied.key }).headers,
+            request(surface, quoting.model).body,
+          );
+          assert.ok(answer.status >= 429, answer.text);
+          if (answer.text.includes(quoting.key)) shown.push(`${surface} HTTP ${status}: ${answer.text}`);
         }
-        assert.deepEqual(shown, [], 'the upstream key reached the client');
-      },
-    );
+        upstream.script.push({ status: 200, body: quoting.stream(quoting.key) });
+        const streamed = request(surface, quoting.model, { stream: true, key: proxied.key });
+        const answer = await post(proxied.url, streamed.path, streamed.headers, streamed.body);
+        assert.equal(answer.status, 200);
+        if (answer.text.includes(quoting.key))
+          shown.push(
+            `${surface} in-stream: ${answer.text
+              .split('\n')
+              .filter((line) => line.includes(quoting.key))
+              .join(' ')}`,
+          );
+      }
+      assert.deepEqual(shown, [], 'the upstream key reached the client');
+    });
   }
 
   test('an upstream 401/403 quoting the gateway key → 502, never shown, never blamed on the client', async () => {
