@@ -3,9 +3,6 @@
  * scenario correctly, warm up, then measure rounds with the three targets interleaved (direct, bare,
  * modelgate, direct, …) so slow machine drift hits all of them alike.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { measureFirstByte } from './first-byte.ts';
 import type { FirstByteResult } from './first-byte.ts';
 import { startLoadGenerator } from './load.ts';
@@ -13,7 +10,13 @@ import type { LoadGenerator } from './load.ts';
 import type { LoadResult } from './load-protocol.ts';
 import { preflight } from './preflight.ts';
 import type { PreflightResult } from './preflight.ts';
-import { freePort, startServer, stopAll } from './processes.ts';
+import {
+  freePort,
+  makeScratchDirectory,
+  removeScratchDirectories,
+  startServer,
+  stopAll,
+} from './processes.ts';
 import type { RunningServer, ServerSpec } from './processes.ts';
 import { cpuMicros, peakRssKb, resetPeakRss } from './proc-stats.ts';
 import { requestFor, scenarios, targetNames } from './scenarios.ts';
@@ -76,7 +79,7 @@ export interface BenchRun {
 type Targets = Record<TargetName, RunningServer>;
 
 export async function runBench(options: BenchOptions): Promise<BenchRun> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'modelgate-bench-'));
+  const dataDir = makeScratchDirectory();
   let loadGenerator: LoadGenerator | undefined;
   try {
     const targets = await startTargets(options, dataDir);
@@ -96,7 +99,7 @@ export async function runBench(options: BenchOptions): Promise<BenchRun> {
   } finally {
     loadGenerator?.close();
     await stopAll();
-    await rm(dataDir, { recursive: true, force: true });
+    removeScratchDirectories();
   }
 }
 
@@ -126,13 +129,16 @@ async function checkTargets(targets: Targets): Promise<BenchRun['preflight']> {
   return results;
 }
 
+/** Warm every path at every connection count, so round 1 is not also the JIT's first look at it. */
 async function warmUp(options: BenchOptions, targets: Targets, loadGenerator: LoadGenerator): Promise<void> {
   if (options.warmupSeconds <= 0) return;
-  const connections = Math.max(...options.connections);
-  options.log(`warm-up: ${options.warmupSeconds} s per scenario and target at ${connections} connections`);
+  const seconds = options.warmupSeconds / options.connections.length;
+  options.log(`warm-up: ${options.warmupSeconds} s per scenario and target`);
   for (const scenario of scenarios) {
     for (const target of targetNames) {
-      await loadGenerator.run(job(targets, scenario, target, connections, options.warmupSeconds));
+      for (const connections of options.connections) {
+        await loadGenerator.run(job(targets, scenario, target, connections, seconds));
+      }
     }
   }
 }

@@ -1,11 +1,14 @@
 /**
  * Child processes of the bench: start a server (optionally pinned to a core with taskset), wait until
- * it answers HTTP, and make sure every child dies with the bench, also on error, SIGINT or SIGTERM.
+ * it answers HTTP, and make sure every child (and scratch directory) goes with the bench, also on
+ * error, SIGINT or SIGTERM.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 
@@ -156,6 +159,21 @@ export async function stopAll(graceMs = 2000): Promise<void> {
 /** Last resort when the bench itself exits abruptly: synchronous SIGKILL of every child. */
 export function killAllNow(): void {
   for (const child of children) child.kill('SIGKILL');
+  removeScratchDirectories();
+}
+
+const scratchDirectories = new Set<string>();
+
+/** A temp directory (modelgate's database) removed by `removeScratchDirectories` or `killAllNow`. */
+export function makeScratchDirectory(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'modelgate-bench-'));
+  scratchDirectories.add(directory);
+  return directory;
+}
+
+export function removeScratchDirectories(): void {
+  for (const directory of scratchDirectories) rmSync(directory, { recursive: true, force: true });
+  scratchDirectories.clear();
 }
 
 /** Register a child started elsewhere (the load generator) so the same cleanup covers it. */
