@@ -1,7 +1,7 @@
 /** The canonical response → the beta message a surface client expects (choice 0 only). */
 import type { ResponseContext } from '../codec.ts';
 import type { AssistantPart, ChatResponse, JsonObject } from '../../ir/index.ts';
-import { GatewayError, isJsonObject } from '../../ir/index.ts';
+import { upstreamToolArguments } from '../shared/validate.ts';
 import { encodeStopReason, encodeStopSequence } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 import type { BetaAssistantBlock, BetaMessage } from './wire.ts';
@@ -33,26 +33,13 @@ function encodeContent(parts: readonly AssistantPart[]): BetaAssistantBlock[] {
     if (part.type === 'text') {
       if (part.text !== '') blocks.push({ type: 'text', text: part.text });
     } else {
-      blocks.push({ type: 'tool_use', id: part.id, name: part.name, input: toolInput(part.arguments) });
+      blocks.push({
+        type: 'tool_use',
+        id: part.id,
+        name: part.name,
+        input: upstreamToolArguments(part.arguments),
+      });
     }
   }
   return blocks;
-}
-
-/** The upstream (not the client) produced these arguments, so a bad value is an upstream error. */
-function toolInput(text: string): JsonObject {
-  if (text.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    value = undefined;
-  }
-  if (!isJsonObject(value)) {
-    throw new GatewayError(
-      'upstream',
-      'the upstream returned tool-call arguments that are not a JSON object',
-    );
-  }
-  return value;
 }

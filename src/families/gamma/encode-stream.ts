@@ -9,7 +9,7 @@ import type { ResponseContext, StreamEncoder } from '../codec.ts';
 import { encodeErrorBody } from './errors.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
-import { toolArguments } from './encode-response.ts';
+import { upstreamToolArguments } from '../shared/validate.ts';
 import type { GammaCandidate, GammaPart, GammaUsageMetadata } from './wire.ts';
 
 interface PendingCall {
@@ -81,7 +81,9 @@ export class GammaStreamEncoder implements StreamEncoder {
     if (call === undefined) return '';
     this.#calls.delete(key);
     try {
-      return this.#chunk(choice, { functionCall: { name: call.name, args: toolArguments(call.args) } });
+      return this.#chunk(choice, {
+        functionCall: { name: call.name, args: upstreamToolArguments(call.args) },
+      });
     } catch (error) {
       return this.#error(error as GatewayError);
     }

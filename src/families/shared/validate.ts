@@ -2,7 +2,13 @@
  * Field readers for request decoders: each returns the typed value or throws a 400 that names the
  * field, so every surface reports bad input the same way, in its own shape.
  */
-import { invalidRequest, isJsonObject, type JsonObject, type JsonValue } from '../../ir/index.ts';
+import {
+  GatewayError,
+  invalidRequest,
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+} from '../../ir/index.ts';
 
 export function requireObject(value: unknown, path: string): JsonObject {
   if (!isJsonObject(value)) throw invalidRequest(`${path}: expected an object`, path);
@@ -76,4 +82,26 @@ export function unknownFields(body: JsonObject, known: ReadonlySet<string>): Jso
     if (!known.has(key)) rest[key] = body[key] as JsonValue;
   }
   return rest;
+}
+
+/**
+ * Tool-call arguments an UPSTREAM produced (IR JSON text) as the object B and C need. Text that is
+ * not a JSON object is the upstream's fault (an A model can emit broken JSON): reported as an
+ * upstream error rather than guessed at.
+ */
+export function upstreamToolArguments(text: string): JsonObject {
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (!isJsonObject(value)) {
+    throw new GatewayError(
+      'upstream',
+      'the upstream returned tool-call arguments that are not a JSON object',
+    );
+  }
+  return value;
 }
