@@ -254,6 +254,6 @@ test('encoder: tool arguments that are not a JSON object end the stream with an 
   ]);
   assert.equal(
     text,
-    'data: {"error":{"code":502,"message":"the upstream produced tool-call arguments that are not a JSON object","status":"UNAVAILABLE"}}\n\n',
+    'data: {"error":{"code":502,"message":"the upstream returned tool-call arguments that are not a JSON object","status":"UNAVAILABLE"}}\n\n',
   );
 });
