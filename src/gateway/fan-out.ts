@@ -3,13 +3,20 @@
  * answer whose choice i is call i's reply and whose usage is the sum.
  */
 import type { FamilyCodec, ResponseContext } from '../families/codec.ts';
-import { addUsage, emptyUsage, type ChatResponse, type StreamEvent, type Usage } from '../ir/index.ts';
+import {
+  addUsage,
+  emptyUsage,
+  type ChatResponse,
+  type GatewayError,
+  type StreamEvent,
+  type Usage,
+} from '../ir/index.ts';
 import { SseParser } from '../sse/parse-sse.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import { toGatewayError } from '../upstream/http-transport.ts';
 import { decodeContext, parseUpstreamJson } from './decode-context.ts';
 import type { ResponseSink } from './response-sink.ts';
-import { scrubSecret } from './stream-pipeline.ts';
+import { scrubSecret, type StreamOutcome } from './stream-pipeline.ts';
 
 export async function fanOutResponse(
   target: FamilyCodec,
@@ -42,18 +49,19 @@ export async function fanOutStream(
   sink: ResponseSink,
   signal: AbortSignal,
   secret: string | undefined,
-): Promise<void> {
+): Promise<StreamOutcome> {
   const encoder = surface.createStreamEncoder(context);
   const usages: Usage[] = responses.map(() => ({ ...emptyUsage }));
   const total = (): Usage => usages.reduce<Usage>((sum, usage) => addUsage(sum, usage), { ...emptyUsage });
   let buffer = '';
   let started = false;
-  let ended = false;
+  // An object, not `let`s: assignments inside the emit closure stay visible to the checker.
+  const state: { ended: boolean; error: GatewayError | undefined } = { ended: false, error: undefined };
   let open = responses.length;
   const emitFrom =
     (call: number) =>
     (event: StreamEvent): void => {
-      if (ended) return;
+      if (state.ended) return;
       if (event.type === 'message-start') {
         if (!started) buffer += encoder.encode({ ...event, model: context.model });
         started = true;
@@ -62,11 +70,12 @@ export async function fanOutStream(
         open -= event.type === 'message-end' ? 1 : 0;
         if (event.type === 'usage') buffer += encoder.encode({ type: 'usage', usage: total() });
         else if (open === 0) {
-          ended = true;
+          state.ended = true;
           buffer += encoder.encode({ type: 'message-end', usage: total() });
         }
       } else if (event.type === 'error') {
-        ended = true;
+        state.ended = true;
+        state.error = event.error;
         buffer += encoder.encode({ type: 'error', error: scrubSecret(event.error, secret) });
         for (const response of responses) response.cancel();
       } else {
@@ -92,5 +101,5 @@ export async function fanOutStream(
   };
   await Promise.all(responses.map(pumpOne));
   if (buffer.length > 0) void sink.write(buffer);
-  sink.end();
+  return { usage: total(), completed: state.ended && state.error === undefined, error: state.error };
 }

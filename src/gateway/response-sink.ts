@@ -2,13 +2,18 @@
 export type ResponseHeaders = Record<string, string | string[]>;
 
 export interface ResponseSink {
+  /**
+   * Headers every answer to this request carries — success, stream or error (request id, rate
+   * limits…). Mutable until the answer starts.
+   */
+  readonly headers: ResponseHeaders;
   /** Send a whole JSON answer. */
-  sendJson(status: number, headers: ResponseHeaders, body: string): void;
-  /** Begin a 200 SSE answer. */
-  startStream(headers: ResponseHeaders): void;
+  sendJson(status: number, body: string, extraHeaders?: ResponseHeaders): void;
+  /** Begin a 200 SSE answer; `trailerNames` are announced for `end(trailers)`. */
+  startStream(extraHeaders?: ResponseHeaders, trailerNames?: readonly string[]): void;
   /** Write SSE text; resolves when the client can take more (backpressure). */
   write(text: string): Promise<void> | undefined;
-  end(): void;
-  /** Extra headers (request id, warnings) every answer carries. */
-  readonly baseHeaders: ResponseHeaders;
+  end(trailers?: Record<string, string>): void;
+  /** The answer has started (headers sent). */
+  readonly started: boolean;
 }

@@ -161,7 +161,7 @@ function abandon(response: UpstreamResponse, outcome: StreamOutcome): StreamOutc
   return outcome;
 }
 
+/** Writes what is left; the caller ends the answer (it may add trailers). */
 function finish(sink: ResponseSink, rest: string): void {
   if (rest.length > 0) void sink.write(rest);
-  sink.end();
 }

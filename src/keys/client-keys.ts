@@ -13,22 +13,33 @@ export function generateKey(): string {
   return `mg-${randomBytes(24).toString('base64url')}`;
 }
 
-export class ClientKeys {
-  readonly #hashes = new Set<string>();
+export interface StoredKey {
+  id: string;
+  hash: string;
+}
 
-  constructor(staticKeys: readonly string[], storedHashes: readonly string[]) {
-    for (const key of staticKeys) this.#hashes.add(hashKey(key));
-    for (const hash of storedHashes) this.#hashes.add(hash);
+export class ClientKeys {
+  /** key hash → key id. */
+  readonly #idsByHash = new Map<string, string>();
+
+  constructor(staticKeys: readonly string[], stored: readonly StoredKey[]) {
+    staticKeys.forEach((key, index) => this.#idsByHash.set(hashKey(key), `static-${index + 1}`));
+    for (const key of stored) this.#idsByHash.set(key.hash, key.id);
   }
 
-  /** Keys longer than any we issue are refused before hashing (hostile 64 KiB headers). */
+  /** The id of the key, or undefined when it is not a valid key. */
+  identify(key: string | undefined): string | undefined {
+    // Keys longer than any we issue are refused before hashing (hostile 64 KiB headers).
+    if (key === undefined || key.length === 0 || key.length > 512) return undefined;
+    return this.#idsByHash.get(hashKey(key));
+  }
+
   accepts(key: string | undefined): boolean {
-    if (key === undefined || key.length === 0 || key.length > 512) return false;
-    return this.#hashes.has(hashKey(key));
+    return this.identify(key) !== undefined;
   }
 
   get size(): number {
-    return this.#hashes.size;
+    return this.#idsByHash.size;
   }
 }
 
@@ -47,16 +58,20 @@ export function bootstrapClientKeys(
   staticKeys: readonly string[],
   now: number,
 ): KeyBootstrap {
-  const rows = database.prepare('SELECT key_hash FROM client_keys WHERE revoked_at IS NULL').all() as Array<{
+  const rows = database
+    .prepare('SELECT id, key_hash FROM client_keys WHERE revoked_at IS NULL')
+    .all() as Array<{
+    id: string;
     key_hash: string;
   }>;
-  const storedHashes = rows.map((row) => row.key_hash);
-  if (staticKeys.length > 0 || storedHashes.length > 0) {
-    return { keys: new ClientKeys(staticKeys, storedHashes), generatedKey: undefined };
+  const stored = rows.map((row) => ({ id: row.id, hash: row.key_hash }));
+  if (staticKeys.length > 0 || stored.length > 0) {
+    return { keys: new ClientKeys(staticKeys, stored), generatedKey: undefined };
   }
   const generatedKey = generateKey();
+  const id = randomUUID();
   database
     .prepare('INSERT INTO client_keys (id, name, key_hash, created_at) VALUES (?, ?, ?, ?)')
-    .run(randomUUID(), 'default', hashKey(generatedKey), now);
-  return { keys: new ClientKeys([], [hashKey(generatedKey)]), generatedKey };
+    .run(id, 'default', hashKey(generatedKey), now);
+  return { keys: new ClientKeys([], [{ id, hash: hashKey(generatedKey) }]), generatedKey };
 }

@@ -55,6 +55,8 @@ async function route(
     sendJson(response, 200, baseHeaders, { status: 'ok' });
     return;
   }
+  // Created first so that every answer, errors included, carries the same headers.
+  const sink = createNodeSink(response, baseHeaders);
   if (request.method === 'GET' && (pathname === '/v1/models' || pathname.startsWith('/v1/models/'))) {
     await modelsRoute(request, response, pathname, search, baseHeaders, dependencies);
     return;
@@ -65,9 +67,8 @@ async function route(
     if (match === undefined)
       throw new GatewayError('not_found', `No route for ${request.method ?? ''} ${safePath(pathname)}`);
     if (request.method !== 'POST') throw new GatewayError('not_found', `Use POST for ${safePath(pathname)}`);
-    if (!dependencies.keys.accepts(surface.readClientKey(request.headers, search))) {
-      throw new GatewayError('authentication', 'Invalid or missing API key');
-    }
+    const clientId = dependencies.keys.identify(surface.readClientKey(request.headers, search));
+    if (clientId === undefined) throw new GatewayError('authentication', 'Invalid or missing API key');
     const headerError = surface.checkHeaders(request.headers);
     if (headerError !== undefined) throw headerError;
     if (!isJsonContentType(request.headers['content-type'])) {
@@ -78,13 +79,20 @@ async function route(
     response.once('close', () => {
       if (!response.writableFinished) controller.abort();
     });
-    const sink = createNodeSink(response, baseHeaders);
     await handleChat(
-      { surface, route: match.route, body, headers: request.headers, sink, signal: controller.signal },
+      {
+        surface,
+        route: match.route,
+        body,
+        headers: request.headers,
+        sink,
+        signal: controller.signal,
+        clientId,
+      },
       dependencies,
     );
   } catch (error) {
-    sendError(response, surface, error, baseHeaders, requestId, dependencies.logger);
+    sendError(response, surface, error, sink.headers, requestId, dependencies.logger);
   }
 }
 

@@ -2,21 +2,29 @@
 import type { ServerResponse } from 'node:http';
 import type { ResponseHeaders, ResponseSink } from '../gateway/response-sink.ts';
 
-export function createNodeSink(response: ServerResponse, baseHeaders: ResponseHeaders): ResponseSink {
+export function createNodeSink(response: ServerResponse, headers: ResponseHeaders): ResponseSink {
   return {
-    baseHeaders,
-    sendJson(status, headers, body) {
+    headers,
+    get started() {
+      return response.headersSent;
+    },
+    sendJson(status, body, extraHeaders) {
       if (response.headersSent) return;
       response.writeHead(status, {
         ...headers,
+        ...extraHeaders,
         'content-type': 'application/json',
         'content-length': Buffer.byteLength(body),
       });
       response.end(body);
     },
-    startStream(headers) {
+    startStream(extraHeaders, trailerNames) {
       response.writeHead(200, {
         ...headers,
+        ...extraHeaders,
+        ...(trailerNames === undefined || trailerNames.length === 0
+          ? {}
+          : { trailer: trailerNames.join(', ') }),
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache',
         'x-accel-buffering': 'no',
@@ -35,8 +43,10 @@ export function createNodeSink(response: ServerResponse, baseHeaders: ResponseHe
         response.on('close', done);
       });
     },
-    end() {
-      if (!response.writableEnded) response.end();
+    end(trailers) {
+      if (response.writableEnded) return;
+      if (trailers !== undefined) response.addTrailers(trailers);
+      response.end();
     },
   };
 }

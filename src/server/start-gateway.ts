@@ -11,6 +11,7 @@ import { createSimulatorTransport } from '../simulator/transport.ts';
 import { openDatabase } from '../store/database.ts';
 import { createHttpTransport } from '../upstream/http-transport.ts';
 import { createRequestHandler } from './app.ts';
+import { openAdmission } from '../gateway/admission.ts';
 
 export interface RunningGateway {
   url: string;
@@ -41,6 +42,7 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
     createSimulatorTransport(simulator),
   );
   const handler = createRequestHandler({
+    admission: openAdmission,
     config,
     keys,
     logger: log,
