@@ -14,6 +14,7 @@ import { formatSummary } from './lib/format.ts';
 import { canPin, killAllNow } from './lib/processes.ts';
 import { summarize } from './lib/report.ts';
 import { realLaunchers } from './lib/launchers.ts';
+import { scenarios } from './lib/scenarios.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -77,7 +78,8 @@ async function main(): Promise<void> {
     node: process.version,
     cpus: availableParallelism(),
     taskset: canPin(),
-    config,
+    config: { ...config, loadgenCpu: config.loadgenCpu ?? null },
+    scenarios,
     ...run,
     summary,
   };
