@@ -14,7 +14,7 @@ import {
 } from '../ir/index.ts';
 import { costUsd, formatUsd } from '../usage/cost.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
-import type { ChatCall } from './chat-call.ts';
+import type { AttemptRecord, ChatCall } from './chat-call.ts';
 import { decodeContext, parseUpstreamJson } from './decode-context.ts';
 import { fanOutResponse, fanOutStream } from './fan-out.ts';
 import type { PreparedRequest } from './prepare-request.ts';
@@ -83,7 +83,26 @@ export async function send(
   target: FamilyCodec,
 ): Promise<UpstreamResponse> {
   forwardSimulationHeaders(call.headers, request);
-  const response = await upstream.transport.send(upstream.baseUrl, request, call.signal);
+  const startedAt = Date.now();
+  const started = performance.now();
+  const attempt: AttemptRecord = {
+    model: upstream.entry.name,
+    family: upstream.entry.family,
+    upstreamModel: upstream.target.model,
+    status: 0,
+    startedAt,
+    headersMs: undefined,
+  };
+  let response: UpstreamResponse;
+  try {
+    response = await upstream.transport.send(upstream.baseUrl, request, call.signal);
+  } catch (error) {
+    call.onAttempt?.(attempt);
+    throw error;
+  }
+  attempt.status = response.status;
+  attempt.headersMs = performance.now() - started;
+  call.onAttempt?.(attempt);
   if (response.status >= 200 && response.status < 300) return response;
   let text = '';
   try {

@@ -12,6 +12,7 @@ const simulatorKey = 'simulator';
 const simulatorBaseUrl = 'http://simulator.internal';
 
 export interface UpstreamRoute {
+  entry: ModelEntry;
   transport: UpstreamTransport;
   baseUrl: string;
   target: UpstreamTarget;
@@ -33,12 +34,14 @@ export class UpstreamRouter {
     const baseUrl = entry.baseUrl ?? family.baseUrl;
     if (baseUrl === undefined) {
       return {
+        entry,
         transport: this.#simulator,
         baseUrl: simulatorBaseUrl,
         target: { baseUrl: simulatorBaseUrl, apiKey: simulatorKey, model: entry.upstreamModel },
       };
     }
     return {
+      entry,
       transport: this.#http,
       baseUrl,
       target: { baseUrl, apiKey: entry.apiKey ?? family.apiKey, model: entry.upstreamModel },
