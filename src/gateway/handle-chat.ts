@@ -19,7 +19,7 @@ export interface ChatDependencies {
 }
 
 export async function handleChat(call: ChatCall, dependencies: ChatDependencies): Promise<Delivery> {
-  const prepared = prepareRequest(call, dependencies.models);
+  const prepared = await prepareRequest(call, dependencies.models);
   const admission = dependencies.admission.admit(call, prepared);
   let delivery: Delivery | undefined;
   let failure: unknown = undefined;

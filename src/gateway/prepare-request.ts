@@ -20,7 +20,9 @@ export interface PreparedRequest {
   context: ResponseContext;
 }
 
-export function prepareRequest(call: ChatCall, models: ModelResolver): PreparedRequest {
+// Async: later steps here (fetching images when an operator allows it) wait on I/O.
+// eslint-disable-next-line @typescript-eslint/require-await
+export async function prepareRequest(call: ChatCall, models: ModelResolver): Promise<PreparedRequest> {
   // The model decides the family, and with it whether the client's body can pass through as is.
   const named = peekModel(call);
   const peeked = named === undefined ? undefined : models.resolve(named);

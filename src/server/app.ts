@@ -9,7 +9,7 @@ import { codecList, codecs } from '../families/registry.ts';
 import { handleChat, type ChatDependencies } from '../gateway/handle-chat.ts';
 import { generateId } from '../gateway/ids.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
-import { GatewayError } from '../ir/index.ts';
+import { GatewayError, type JsonObject } from '../ir/index.ts';
 import type { ClientKeys } from '../keys/client-keys.ts';
 import type { Logger } from '../log/logger.ts';
 import { listModels, describeModel } from './models-route.ts';
@@ -20,6 +20,8 @@ export interface AppDependencies extends ChatDependencies {
   config: Config;
   keys: ClientKeys;
   logger: Logger;
+  /** Upstream health (deployments, circuit breakers) for `GET /admin/health`. */
+  health?: () => JsonObject;
 }
 
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
