@@ -30,15 +30,29 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
   return (request, response) => {
     const requestId = generateId('req_');
     const started = performance.now();
-    void route(request, response, requestId, dependencies).finally(() => {
-      dependencies.logger.info('request', {
-        requestId,
-        method: request.method,
-        path: pathOf(request.url),
-        status: response.statusCode,
-        ms: Math.round((performance.now() - started) * 100) / 100,
+    void route(request, response, requestId, dependencies)
+      .catch((error: unknown) => {
+        // Last resort: a bug must cost one request, never the process.
+        dependencies.logger.error('unhandled', {
+          requestId,
+          cause: error instanceof Error ? error.name : 'unknown',
+        });
+        if (!response.headersSent) {
+          response.writeHead(500, { 'content-type': 'application/json' });
+          response.end(
+            '{"error":{"message":"internal error","type":"server_error","param":null,"code":"server_error"}}',
+          );
+        } else response.end();
+      })
+      .finally(() => {
+        dependencies.logger.info('request', {
+          requestId,
+          method: request.method,
+          path: pathOf(request.url),
+          status: response.statusCode,
+          ms: Math.round((performance.now() - started) * 100) / 100,
+        });
       });
-    });
   };
 }
 
@@ -59,8 +73,12 @@ async function route(
   }
   // Created first so that every answer, errors included, carries the same headers.
   const sink = createNodeSink(response, baseHeaders);
-  if (request.method === 'GET' && (pathname === '/v1/models' || pathname.startsWith('/v1/models/'))) {
-    await modelsRoute(request, response, pathname, search, baseHeaders, dependencies);
+  // The catalog is listed on the A surface and on the unified path (same shape).
+  const modelsPath = pathname.startsWith('/api/alpha/v1/models')
+    ? pathname.slice('/api/alpha'.length)
+    : pathname;
+  if (request.method === 'GET' && (modelsPath === '/v1/models' || modelsPath.startsWith('/v1/models/'))) {
+    await modelsRoute(request, response, modelsPath, search, baseHeaders, dependencies);
     return;
   }
   const match = matchSurface(pathname);
@@ -141,7 +159,7 @@ async function modelsRoute(
     sendJson(response, 200, baseHeaders, listing);
     return;
   }
-  const name = decodeURIComponent(pathname.slice('/v1/models/'.length));
+  const name = safeDecode(pathname.slice('/v1/models/'.length));
   const entry = dependencies.models.resolve(name);
   if (entry === undefined) {
     sendError(
@@ -156,6 +174,15 @@ async function modelsRoute(
   }
   sendJson(response, 200, baseHeaders, describeModel(entry, []));
   await Promise.resolve();
+}
+
+/** A malformed `%` escape is a client mistake, not an exception. */
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 function sendJson(response: ServerResponse, status: number, headers: ResponseHeaders, body: unknown): void {
