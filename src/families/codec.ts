@@ -115,6 +115,27 @@ export interface FamilyCapabilities {
   multipleCandidates: boolean;
   /** The family rejects a request without an output cap (B `max_tokens`). */
   requiresMaxOutputTokens: boolean;
+  /**
+   * The family has a permission error for a key not allowed a model (B `permission_error`, C
+   * `PERMISSION_DENIED`). Without one (A), such a request is answered as model not found.
+   */
+  permissionError: boolean;
+}
+
+/** One rate-limit dimension of a client key for a model family. */
+export interface RateLimitWindow {
+  limit: number;
+  remaining: number;
+  /** Milliseconds until the window is full again. */
+  resetMs: number;
+}
+
+/** What a surface reports in its rate-limit headers (the time is injected: codecs have no clock). */
+export interface RateLimitState {
+  requests: RateLimitWindow;
+  tokens: RateLimitWindow;
+  /** Unix milliseconds the state was read at. */
+  now: number;
 }
 
 export interface FamilyCodec {
@@ -132,6 +153,8 @@ export interface FamilyCodec {
   encodeResponse(response: ChatResponse, context: ResponseContext): JsonObject;
   createStreamEncoder(context: ResponseContext): StreamEncoder;
   encodeError(error: GatewayError): WireError;
+  /** The family's own rate-limit response headers (names and value formats) for this state. */
+  rateLimitHeaders(state: RateLimitState): Record<string, string>;
 
   // Upstream side.
   encodeRequest(request: ChatRequest, target: UpstreamTarget): UpstreamRequest;

@@ -8,11 +8,12 @@ import { encodeRequest } from './encode-request.ts';
 import { encodeResponse } from './encode-response.ts';
 import { createStreamEncoder } from './encode-stream.ts';
 import { passThrough } from './pass-through.ts';
+import { rateLimitHeaders } from './rate-limit-headers.ts';
 import { checkHeaders, matchRoute, readClientKey } from './surface.ts';
 
 export const alphaCodec: FamilyCodec = {
   id: 'alpha',
-  capabilities: { multipleCandidates: true, requiresMaxOutputTokens: false },
+  capabilities: { multipleCandidates: true, requiresMaxOutputTokens: false, permissionError: false },
   matchRoute,
   readClientKey,
   checkHeaders,
@@ -25,4 +26,5 @@ export const alphaCodec: FamilyCodec = {
   createStreamDecoder,
   decodeError,
   passThrough,
+  rateLimitHeaders,
 };

@@ -8,11 +8,12 @@ import { encodeResponse } from './encode-response.ts';
 import { createStreamEncoder } from './encode-stream.ts';
 import { decodeError, encodeError } from './errors.ts';
 import { passThrough } from './pass-through.ts';
+import { rateLimitHeaders } from './rate-limit-headers.ts';
 import { checkHeaders, matchRoute, readClientKey } from './surface.ts';
 
 export const betaCodec: FamilyCodec = {
   id: 'beta',
-  capabilities: { multipleCandidates: false, requiresMaxOutputTokens: true },
+  capabilities: { multipleCandidates: false, requiresMaxOutputTokens: true, permissionError: true },
   matchRoute,
   readClientKey,
   checkHeaders,
@@ -25,4 +26,5 @@ export const betaCodec: FamilyCodec = {
   createStreamDecoder,
   decodeError,
   passThrough,
+  rateLimitHeaders,
 };

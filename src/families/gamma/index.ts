@@ -8,11 +8,12 @@ import { encodeResponse } from './encode-response.ts';
 import { createStreamEncoder } from './encode-stream.ts';
 import { decodeError, encodeError } from './errors.ts';
 import { passThrough } from './pass-through.ts';
+import { rateLimitHeaders } from './rate-limit-headers.ts';
 import { checkHeaders, matchRoute, readClientKey } from './surface.ts';
 
 export const gammaCodec: FamilyCodec = {
   id: 'gamma',
-  capabilities: { multipleCandidates: true, requiresMaxOutputTokens: false },
+  capabilities: { multipleCandidates: true, requiresMaxOutputTokens: false, permissionError: true },
   matchRoute,
   readClientKey,
   checkHeaders,
@@ -25,4 +26,5 @@ export const gammaCodec: FamilyCodec = {
   createStreamDecoder,
   decodeError,
   passThrough,
+  rateLimitHeaders,
 };
