@@ -12,7 +12,7 @@ import {
 import { optionalString, requireArray, requireObject, requireString } from '../shared/validate.ts';
 
 /** The A-surface spelling of B's marker: `cache_control: {type:'ephemeral', ttl?}` on a part. */
-function readCacheControl(value: JsonValue | undefined, path: string): CacheControl | undefined {
+export function readCacheControl(value: JsonValue | undefined, path: string): CacheControl | undefined {
   if (value === undefined || value === null) return undefined;
   const object = requireObject(value, path);
   if (object.type !== 'ephemeral') throw invalidRequest(`${path}.type: expected "ephemeral"`, `${path}.type`);
@@ -94,7 +94,29 @@ export function decodeUserContent(value: JsonValue | undefined, path: string, le
 }
 
 /**
- * Text-only content (system, developer, tool, assistant). Assistant `refusal` parts are text the
+ * Tool-message content: text parts, plus `image_url` parts (not in A's own schema, but what
+ * gateways accept so an A client can return a screenshot from a tool; B and C carry it natively).
+ */
+export function decodeToolContent(
+  value: JsonValue | undefined,
+  path: string,
+  lenient: boolean,
+): Array<TextPart | ImagePart> {
+  if (typeof value === 'string') return [{ type: 'text', text: value }];
+  const parts: Array<TextPart | ImagePart> = [];
+  requireArray(value, path).forEach((item, index) => {
+    const itemPath = `${path}[${index}]`;
+    const part = requireObject(item, itemPath);
+    if (part.type === 'text') parts.push(decodeTextPart(part, itemPath));
+    else if (part.type === 'image_url')
+      parts.push(withCacheControl(decodeImagePart(part.image_url, itemPath), part.cache_control, itemPath));
+    else if (!lenient) throw unsupported(part.type, itemPath);
+  });
+  return parts;
+}
+
+/**
+ * Text-only content (system, developer, assistant). Assistant `refusal` parts are text the
  * client saw, so they stay text.
  */
 export function decodeTextContent(

@@ -10,7 +10,7 @@ import {
   type ToolResultPart,
 } from '../../ir/index.ts';
 import { optionalString, requireArray, requireObject, requireString } from '../shared/validate.ts';
-import { decodeTextContent, decodeUserContent } from './decode-content.ts';
+import { decodeTextContent, decodeToolContent, decodeUserContent } from './decode-content.ts';
 
 /** Legacy `function_call`s have no id: both the call and its `function` result get this one, by position. */
 export function legacyCallId(ordinal: number): string {
@@ -151,7 +151,7 @@ function decodeToolResult(state: MessagesState, message: JsonObject, path: strin
       `${path}.tool_call_id`,
     );
   }
-  const content = decodeTextContent(message.content, `${path}.content`, state.lenient);
+  const content = decodeToolContent(message.content, `${path}.content`, state.lenient);
   return { type: 'tool-result', callId, name, content, isError: false };
 }
 

@@ -52,10 +52,11 @@ test('tool-call fragments are keyed by index: one block per call, arguments in o
     { type: 'tool-call-delta', choice: 0, index: 0, argumentsDelta: '{"ci' },
     { type: 'tool-call-delta', choice: 0, index: 0, argumentsDelta: 'ty":"Pa' },
     { type: 'tool-call-delta', choice: 0, index: 0, argumentsDelta: 'ris"}' },
+    // The next call starts and the first one's arguments are complete JSON: it is over.
+    { type: 'tool-call-end', choice: 0, index: 0 },
     { type: 'tool-call-start', choice: 0, index: 1, id: 'call_def', name: 'get_w' },
     { type: 'tool-call-delta', choice: 0, index: 1, argumentsDelta: '{"city":' },
     { type: 'tool-call-delta', choice: 0, index: 1, argumentsDelta: '"Tokyo"}' },
-    { type: 'tool-call-end', choice: 0, index: 0 },
     { type: 'tool-call-end', choice: 0, index: 1 },
     { type: 'finish', choice: 0, finishReason: { unified: 'tool-calls', raw: 'tool_calls' } },
   ]);
@@ -82,9 +83,10 @@ test('compatible servers: finish on the content chunk, empty tool_calls, no usag
     { type: 'text-start', choice: 0, index: 0 },
     { type: 'text-delta', choice: 0, index: 0, text: 'Sure' },
     { type: 'text-delta', choice: 0, index: 0, text: ', checking.' },
+    // Text and a call in one chunk: the call's start ends the text.
+    { type: 'text-end', choice: 0, index: 0 },
     { type: 'tool-call-start', choice: 0, index: 1, id: 'chatcmpl-tool-1a2b', name: 'get_w' },
     { type: 'tool-call-delta', choice: 0, index: 1, argumentsDelta: '{"city": "Paris"}' },
-    { type: 'text-end', choice: 0, index: 0 },
     { type: 'tool-call-end', choice: 0, index: 1 },
     { type: 'finish', choice: 0, finishReason: { unified: 'tool-calls', raw: 'tool_calls' } },
     {

@@ -1,8 +1,11 @@
 /**
  * A (or OpenAI-compatible) `chat.completion.chunk` SSE → canonical events. Block indices are
- * assigned per choice in order of appearance; every block of a choice stays open until its
- * `finish_reason` (one text block per choice, so a stream folds to the same content as the
- * non-streamed body).
+ * assigned per choice in order of appearance. A never says when a block ends, so the decoder
+ * decides: the text block ends when the first tool call starts (A answers are text, then calls),
+ * and a call ends when the next call starts once its arguments are complete JSON (A streams
+ * parallel calls one after another). A call whose arguments are still incomplete stays open, so
+ * an upstream that interleaves fragments of several calls by `index` is still decoded exactly;
+ * everything left open ends at `finish_reason`.
  */
 import { GatewayError, isJsonObject, type JsonObject, type JsonValue, type Usage } from '../../ir/index.ts';
 import type { SseMessage } from '../../sse/parse-sse.ts';
@@ -16,15 +19,20 @@ interface ChoiceState {
   nextBlock: number;
   /** The choice's text block, or -1 before the first non-empty content. */
   textBlock: number;
-  /** A tool-call `index` (or a synthetic key for servers that omit it) → IR block index. */
-  toolBlocks: Map<number, number>;
+  /** A tool-call `index` (or a synthetic key for servers that omit it) → its IR block. */
+  toolBlocks: Map<number, ToolBlock>;
   /** Key of the call that fragments without an `index` continue. */
   lastToolKey: number;
-  /** Block of the legacy `function_call`, or -1. */
-  legacyBlock: number;
   /** Blocks to close at finish, in opening order. */
   open: Array<{ kind: 'text' | 'tool'; index: number }>;
   finished: boolean;
+}
+
+interface ToolBlock {
+  index: number;
+  /** Arguments so far (kept while open, to tell when they form complete JSON). */
+  args: string;
+  closed: boolean;
 }
 
 interface DecoderState {
@@ -37,6 +45,19 @@ interface DecoderState {
 
 /** Synthetic keys for index-less tool fragments, far from any real A `index`. */
 const syntheticKeyBase = 1_000_000;
+/** The key of the legacy `function_call` (one per choice). */
+const legacyKey = -2;
+
+/** Arguments that already parse: a call the next call's start may close. */
+function isCompleteJson(text: string): boolean {
+  if (text.trim() === '') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export class AlphaStreamDecoder implements StreamDecoder {
   readonly #context: DecodeContext;
@@ -66,7 +87,8 @@ export class AlphaStreamDecoder implements StreamDecoder {
     // Azure-style preamble chunks (no choices, no usage, empty id) say nothing yet.
     if (choices.length === 0 && !hasUsage) return;
     this.#start(chunk, emit);
-    for (const item of choices) if (isJsonObject(item)) this.#choice(item, emit);
+    for (const item of choices) if (isJsonObject(item) && !this.#stopped()) this.#choice(item, emit);
+    if (this.#stopped()) return;
     if (hasUsage) {
       this.#state.usage = decodeUsage(chunk.usage);
       emit({ type: 'usage', usage: this.#state.usage });
@@ -87,6 +109,11 @@ export class AlphaStreamDecoder implements StreamDecoder {
     const created =
       typeof chunk.created === 'number' ? chunk.created : Math.floor(this.#context.now() / 1000);
     emit({ type: 'message-start', id, model, created });
+  }
+
+  /** A method, not a field read, so checks after calls that may fail are not narrowed away. */
+  #stopped(): boolean {
+    return this.#state.done;
   }
 
   #fail(emit: EmitStreamEvent, error: GatewayError): void {
@@ -118,7 +145,6 @@ export class AlphaStreamDecoder implements StreamDecoder {
         textBlock: -1,
         toolBlocks: new Map(),
         lastToolKey: -1,
-        legacyBlock: -1,
         open: [],
         finished: false,
       };
@@ -135,11 +161,13 @@ export class AlphaStreamDecoder implements StreamDecoder {
     if (typeof delta.content === 'string') this.#text(index, choice, delta.content, emit);
     // A refusal is what the model said instead of an answer: the client sees it as text.
     if (typeof delta.refusal === 'string') this.#text(index, choice, delta.refusal, emit);
+    // `tool_calls: []` (some servers send it on every chunk) carries nothing.
     if (Array.isArray(delta.tool_calls)) {
       for (const fragment of delta.tool_calls)
-        if (isJsonObject(fragment)) this.#toolFragment(index, choice, fragment, emit);
+        if (isJsonObject(fragment) && !this.#stopped()) this.#toolFragment(index, choice, fragment, emit);
     }
     if (isJsonObject(delta.function_call)) this.#legacyFragment(index, choice, delta.function_call, emit);
+    if (this.#stopped()) return;
     const reason = item.finish_reason;
     if (reason !== undefined && reason !== null) this.#finish(index, choice, reason, emit);
   }
@@ -168,27 +196,69 @@ export class AlphaStreamDecoder implements StreamDecoder {
     const fn = isJsonObject(fragment.function) ? fragment.function : {};
     let block = choice.toolBlocks.get(key);
     if (block === undefined) {
+      this.#closeBefore(index, choice, emit);
       block = this.#openTool(index, choice, fragment.id, fn.name, emit);
       choice.toolBlocks.set(key, block);
       choice.lastToolKey = key;
     }
-    const fragmentText = argumentsText(fn.arguments);
-    if (fragmentText !== '')
-      emit({ type: 'tool-call-delta', choice: index, index: block, argumentsDelta: fragmentText });
+    this.#arguments(index, block, argumentsText(fn.arguments), emit);
   }
 
   #legacyFragment(index: number, choice: ChoiceState, fn: JsonObject, emit: EmitStreamEvent): void {
-    if (choice.legacyBlock === -1)
-      choice.legacyBlock = this.#openTool(index, choice, undefined, fn.name, emit);
-    const fragmentText = argumentsText(fn.arguments);
-    if (fragmentText !== '') {
-      emit({
-        type: 'tool-call-delta',
-        choice: index,
-        index: choice.legacyBlock,
-        argumentsDelta: fragmentText,
-      });
+    let block = choice.toolBlocks.get(legacyKey);
+    if (block === undefined) {
+      this.#closeBefore(index, choice, emit);
+      block = this.#openTool(index, choice, undefined, fn.name, emit);
+      choice.toolBlocks.set(legacyKey, block);
     }
+    this.#arguments(index, block, argumentsText(fn.arguments), emit);
+  }
+
+  #arguments(index: number, block: ToolBlock, fragment: string, emit: EmitStreamEvent): void {
+    if (fragment === '') return;
+    if (block.closed) {
+      // Only a call whose arguments were already complete JSON was closed; whitespace after it
+      // changes nothing, anything else would be a second JSON value: the upstream is broken.
+      if (fragment.trim() === '') return;
+      this.#fail(
+        emit,
+        new GatewayError('upstream', 'the upstream continued tool-call arguments that were already complete'),
+      );
+      return;
+    }
+    block.args += fragment;
+    emit({ type: 'tool-call-delta', choice: index, index: block.index, argumentsDelta: fragment });
+  }
+
+  /**
+   * A new call starts: the text before it is over, and so is the previous call when its arguments
+   * already form complete JSON (A streams parallel calls one after another).
+   */
+  #closeBefore(index: number, choice: ChoiceState, emit: EmitStreamEvent): void {
+    if (choice.textBlock !== -1) {
+      this.#close(index, choice, choice.textBlock, emit);
+      choice.textBlock = -1;
+    }
+    const last = choice.open.findLast((block) => block.kind === 'tool');
+    if (last === undefined) return;
+    for (const block of choice.toolBlocks.values()) {
+      if (block.index !== last.index || !isCompleteJson(block.args)) continue;
+      block.closed = true;
+      block.args = '';
+      this.#close(index, choice, block.index, emit);
+    }
+  }
+
+  #close(index: number, choice: ChoiceState, block: number, emit: EmitStreamEvent): void {
+    const position = choice.open.findIndex((open) => open.index === block);
+    const open = choice.open[position];
+    if (open === undefined) return;
+    choice.open.splice(position, 1);
+    emit(
+      open.kind === 'text'
+        ? { type: 'text-end', choice: index, index: block }
+        : { type: 'tool-call-end', choice: index, index: block },
+    );
   }
 
   #openTool(
@@ -197,7 +267,7 @@ export class AlphaStreamDecoder implements StreamDecoder {
     id: JsonValue | undefined,
     name: JsonValue | undefined,
     emit: EmitStreamEvent,
-  ): number {
+  ): ToolBlock {
     const block = choice.nextBlock++;
     choice.open.push({ kind: 'tool', index: block });
     emit({
@@ -207,7 +277,7 @@ export class AlphaStreamDecoder implements StreamDecoder {
       id: typeof id === 'string' && id !== '' ? id : this.#context.generateId('call_'),
       name: typeof name === 'string' ? name : '',
     });
-    return block;
+    return { index: block, args: '', closed: false };
   }
 
   #finish(index: number, choice: ChoiceState, raw: JsonValue, emit: EmitStreamEvent): void {

@@ -13,6 +13,7 @@ import {
   requireObject,
   requireString,
 } from '../shared/validate.ts';
+import { readCacheControl } from './decode-content.ts';
 
 export interface DecodedTools {
   tools: ToolDefinition[];
@@ -41,7 +42,11 @@ function decodeTool(value: JsonValue, path: string, lenient: boolean): ToolDefin
     if (lenient) return undefined;
     throw invalidRequest(`${path}.type: only "function" tools are supported`, `${path}.type`);
   }
-  return decodeFunctionDefinition(tool.function, `${path}.function`);
+  const definition = decodeFunctionDefinition(tool.function, `${path}.function`);
+  // B's prompt-cache marker, accepted on an A tool so A clients can cache tool lists on B models.
+  const cacheControl = readCacheControl(tool.cache_control, `${path}.cache_control`);
+  if (cacheControl !== undefined) definition.cacheControl = cacheControl;
+  return definition;
 }
 
 function decodeToolChoice(

@@ -7,7 +7,14 @@ import type {
   ToolResultPart,
   UserPart,
 } from '../../ir/index.ts';
-import type { AlphaImagePart, AlphaMessage, AlphaTextPart, AlphaToolCall, AlphaUserContent } from './wire.ts';
+import type {
+  AlphaImagePart,
+  AlphaMessage,
+  AlphaTextPart,
+  AlphaToolCall,
+  AlphaUserContent,
+  AlphaUserPart,
+} from './wire.ts';
 
 export function encodeImage(part: ImagePart): AlphaImagePart {
   const source = part.source;
@@ -41,15 +48,27 @@ function encodeAssistant(parts: AssistantPart[]): AlphaMessage {
     : { role: 'assistant', content };
 }
 
-/** A tool message carries a string: text parts are joined, images cannot be expressed. */
-function encodeToolResult(result: ToolResultPart, warnings: string[]): AlphaMessage {
+/**
+ * A tool message carries text only: text parts are joined; images (A has no slot for them in a
+ * tool message) follow the run of tool messages in one user message, labelled with their call.
+ */
+function encodeToolResult(result: ToolResultPart, images: AlphaUserPart[], warnings: string[]): AlphaMessage {
   const texts: string[] = [];
+  let labelled = false;
   for (const part of result.content) {
     if (part.type === 'text') texts.push(part.text);
-    else
-      warnings.push(
-        `an image in the result of tool call ${result.callId} has no equivalent for alpha models and was dropped`,
-      );
+    else {
+      if (!labelled) {
+        images.push({ type: 'text', text: `Image returned by tool call ${result.callId} (${result.name}):` });
+        labelled = true;
+      }
+      images.push(encodeImage(part));
+    }
+  }
+  if (labelled) {
+    warnings.push(
+      `alpha models take no images in tool messages: the image from tool call ${result.callId} was sent in a user message after the tool results`,
+    );
   }
   if (result.isError) {
     warnings.push(
@@ -67,9 +86,12 @@ function encodeMessage(message: Message, out: AlphaMessage[], warnings: string[]
     case 'assistant':
       out.push(encodeAssistant(message.content));
       return;
-    case 'tool':
-      for (const result of message.content) out.push(encodeToolResult(result, warnings));
+    case 'tool': {
+      const images: AlphaUserPart[] = [];
+      for (const result of message.content) out.push(encodeToolResult(result, images, warnings));
+      if (images.length > 0) out.push({ role: 'user', content: images });
       return;
+    }
   }
 }
 

@@ -7,6 +7,7 @@ import {
   type ToolChoice,
 } from '../../ir/index.ts';
 import type { UpstreamRequest, UpstreamTarget } from '../codec.ts';
+import { cacheMarkerWarning } from '../shared/cache-markers.ts';
 import { droppedExtensionWarnings } from '../shared/warnings.ts';
 import { encodeMessages } from './encode-messages.ts';
 import { chatCompletionsPath, type AlphaTool, type AlphaToolChoice } from './wire.ts';
@@ -66,7 +67,7 @@ function encodeTools(request: ChatRequest, body: JsonObject): void {
 }
 
 export function encodeRequest(request: ChatRequest, target: UpstreamTarget): UpstreamRequest {
-  const warnings = droppedExtensionWarnings(request, 'alpha');
+  const warnings = [...droppedExtensionWarnings(request, 'alpha'), ...cacheMarkerWarning(request, 'alpha')];
   const body: JsonObject = { model: target.model, messages: encodeMessages(request, warnings) };
   encodeSampling(request.sampling, body, warnings);
   encodeTools(request, body);

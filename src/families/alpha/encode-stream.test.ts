@@ -8,24 +8,36 @@ import { decodeSse } from './test-support.ts';
 
 const usage: Usage = { inputTokens: 1200, outputTokens: 40, cacheReadTokens: 1024, cacheWriteTokens: 0 };
 
-/** The shape the decoder produces: blocks stay open until their choice finishes. */
+/**
+ * The shape the decoder produces: text ends when the first call starts, a call ends when the next
+ * starts (its arguments being complete JSON), the last call at finish.
+ */
 const canonical: StreamEvent[] = [
   { type: 'message-start', id: 'chatcmpl-1', model: 'my-model', created: 1731000000 },
   { type: 'text-start', choice: 0, index: 0 },
   { type: 'text-delta', choice: 0, index: 0, text: 'Let me check ' },
   { type: 'text-delta', choice: 0, index: 0, text: 'the wéather 🌦' },
+  { type: 'text-end', choice: 0, index: 0 },
   { type: 'tool-call-start', choice: 0, index: 1, id: 'call_abc', name: 'get_w' },
   { type: 'tool-call-delta', choice: 0, index: 1, argumentsDelta: '{"ci' },
   { type: 'tool-call-delta', choice: 0, index: 1, argumentsDelta: 'ty":"Paris"}' },
+  { type: 'tool-call-end', choice: 0, index: 1 },
   { type: 'tool-call-start', choice: 0, index: 2, id: 'call_def', name: 'get_w' },
   { type: 'tool-call-delta', choice: 0, index: 2, argumentsDelta: '{"city":"Tokyo"}' },
-  { type: 'text-end', choice: 0, index: 0 },
-  { type: 'tool-call-end', choice: 0, index: 1 },
   { type: 'tool-call-end', choice: 0, index: 2 },
   { type: 'finish', choice: 0, finishReason: { unified: 'tool-calls', raw: 'tool_calls' } },
   { type: 'usage', usage },
   { type: 'message-end', usage },
 ];
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return text.trim() !== '';
+  } catch {
+    return false;
+  }
+}
 
 function context(overrides: Partial<ResponseContext> = {}): ResponseContext {
   return { model: 'my-model', includeUsage: true, legacyFunctions: false, ...overrides };
@@ -121,19 +133,26 @@ test('round trip holds for generated streams with several choices', () => {
       ];
       choices.forEach((content, choice) => {
         let block = 0;
-        const open: StreamEvent[] = [];
+        let open: Array<{ event: StreamEvent; args: string | undefined }> = [];
         if (content.texts.length > 0) {
           const index = block++;
           events.push({ type: 'text-start', choice, index });
           for (const text of content.texts) events.push({ type: 'text-delta', choice, index, text });
-          open.push({ type: 'text-end', choice, index });
+          open.push({ event: { type: 'text-end', choice, index }, args: undefined });
         }
         content.calls.forEach((fragments, call) => {
+          // The decoder's rule: a call's start ends the text and a previous call whose arguments parse.
+          const last = open.at(-1);
+          const ends = open.filter(
+            (entry) => entry.args === undefined || (entry === last && parses(entry.args)),
+          );
+          events.push(...ends.map((entry) => entry.event));
+          open = open.filter((entry) => !ends.includes(entry));
           const index = block++;
           events.push({ type: 'tool-call-start', choice, index, id: `call_${choice}_${call}`, name: 'f' });
           for (const argumentsDelta of fragments)
             events.push({ type: 'tool-call-delta', choice, index, argumentsDelta });
-          open.push({ type: 'tool-call-end', choice, index });
+          open.push({ event: { type: 'tool-call-end', choice, index }, args: fragments.join('') });
         });
         const unified =
           content.calls.length > 0
@@ -144,7 +163,11 @@ test('round trip holds for generated streams with several choices', () => {
                 ? 'length'
                 : 'content-filter';
         const raw = content.calls.length > 0 ? 'tool_calls' : content.finish;
-        events.push(...open, { type: 'finish', choice, finishReason: { unified, raw } });
+        events.push(...open.map((entry) => entry.event), {
+          type: 'finish',
+          choice,
+          finishReason: { unified, raw },
+        });
       });
       events.push({ type: 'usage', usage }, { type: 'message-end', usage });
       assert.deepEqual(decodeSse(encodeAll(events, context())), events);

@@ -17,7 +17,9 @@ export type AlphaTextPart = { type: 'text'; text: string };
 
 export type AlphaImagePart = { type: 'image_url'; image_url: { url: string; detail?: string } };
 
-export type AlphaUserContent = string | Array<AlphaTextPart | AlphaImagePart>;
+export type AlphaUserPart = AlphaTextPart | AlphaImagePart;
+
+export type AlphaUserContent = string | AlphaUserPart[];
 
 export type AlphaMessage =
   | { role: 'system'; content: string }

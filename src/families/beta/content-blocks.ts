@@ -2,7 +2,7 @@
 import type { CacheControl, ImagePart, TextPart } from '../../ir/index.ts';
 import { invalidRequest, type JsonObject } from '../../ir/index.ts';
 import { optionalString, requireObject, requireString } from '../shared/validate.ts';
-import type { BetaCacheControl, BetaImageBlock, BetaTextBlock } from './wire.ts';
+import type { BetaCacheControl, BetaImageBlock, BetaImageSource, BetaTextBlock } from './wire.ts';
 
 /** `cache_control` → IR marker; undefined when absent. Only `ephemeral` exists on the wire. */
 export function readCacheControl(value: unknown, path: string): CacheControl | undefined {
@@ -63,23 +63,41 @@ export function writeTextBlock(part: TextPart): BetaTextBlock {
   return withWireCacheControl(block, part.cacheControl);
 }
 
+/** The only inline image types B accepts. */
+const betaImageTypes: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
 /** IR image → B image block; a `data:` URL (possible from A clients) becomes a base64 source. */
 export function writeImageBlock(part: ImagePart): BetaImageBlock {
   const source = part.source;
   let block: BetaImageBlock;
   if (source.kind === 'base64') {
-    block = { type: 'image', source: { type: 'base64', media_type: source.mediaType, data: source.data } };
+    block = { type: 'image', source: base64Source(source.mediaType, source.data) };
   } else {
     const inline = parseDataUrl(source.url);
-    block = { type: 'image', source: inline ?? { type: 'url', url: source.url } };
+    block = {
+      type: 'image',
+      source:
+        inline === undefined ? { type: 'url', url: source.url } : base64Source(inline.mediaType, inline.data),
+    };
   }
   return withWireCacheControl(block, part.cacheControl);
 }
 
-function parseDataUrl(url: string): { type: 'base64'; media_type: string; data: string } | undefined {
+function base64Source(mediaType: string, data: string): BetaImageSource {
+  const normalised = mediaType.toLowerCase() === 'image/jpg' ? 'image/jpeg' : mediaType.toLowerCase();
+  if (!betaImageTypes.has(normalised)) {
+    throw invalidRequest(
+      `beta models accept images of type image/jpeg, image/png, image/gif or image/webp, not ${JSON.stringify(mediaType)}`,
+      'messages',
+    );
+  }
+  return { type: 'base64', media_type: normalised, data };
+}
+
+function parseDataUrl(url: string): { mediaType: string; data: string } | undefined {
   if (!url.startsWith('data:')) return undefined;
   const comma = url.indexOf(',');
   const header = comma === -1 ? '' : url.slice(5, comma);
   if (!header.endsWith(';base64')) return undefined;
-  return { type: 'base64', media_type: header.slice(0, -7), data: url.slice(comma + 1) };
+  return { mediaType: header.slice(0, -7), data: url.slice(comma + 1) };
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import type { UpstreamTarget } from '../codec.ts';
-import type { ChatRequest } from '../../ir/index.ts';
+import { GatewayError, type ChatRequest } from '../../ir/index.ts';
 import { decodeRequest } from './decode-request.ts';
 import { encodeRequest } from './encode-request.ts';
 import { fixture } from './test-helpers.ts';
@@ -132,10 +132,18 @@ test('A-shaped history: tool results merge into the next user turn first, same r
   });
 });
 
-test('cache markers are kept on system, text, image, tool_use, tool_result, tool result content and tools', () => {
+function markedRequest(marked: ReadonlySet<string>): ChatRequest {
   const marker = { type: 'ephemeral' as const };
-  const request = ir({
-    system: [{ type: 'text', text: 's', cacheControl: { type: 'ephemeral', ttl: '1h' } }],
+  const mark = (name: string): { cacheControl?: { type: 'ephemeral' } } =>
+    marked.has(name) ? { cacheControl: marker } : {};
+  return ir({
+    system: [
+      {
+        type: 'text',
+        text: 's',
+        ...(marked.has('system') ? { cacheControl: { type: 'ephemeral', ttl: '1h' } } : {}),
+      },
+    ],
     messages: [
       {
         role: 'user',
@@ -143,13 +151,13 @@ test('cache markers are kept on system, text, image, tool_use, tool_result, tool
           {
             type: 'image',
             source: { kind: 'base64', mediaType: 'image/gif', data: 'R0lG' },
-            cacheControl: marker,
+            ...mark('image'),
           },
         ],
       },
       {
         role: 'assistant',
-        content: [{ type: 'tool-call', id: 't1', name: 'f', arguments: '{}', cacheControl: marker }],
+        content: [{ type: 'tool-call', id: 't1', name: 'f', arguments: '{}', ...mark('tool_use') }],
       },
       {
         role: 'tool',
@@ -158,16 +166,22 @@ test('cache markers are kept on system, text, image, tool_use, tool_result, tool
             type: 'tool-result',
             callId: 't1',
             name: 'f',
-            content: [{ type: 'text', text: 'r', cacheControl: marker }],
+            content: [{ type: 'text', text: 'r', ...mark('content') }],
             isError: false,
-            cacheControl: marker,
+            ...mark('tool_result'),
           },
         ],
       },
     ],
-    tools: [{ name: 'f', parameters: { type: 'object' }, cacheControl: marker }],
+    tools: [{ name: 'f', parameters: { type: 'object' }, ...mark('tools') }],
   });
-  const encoded = body(request);
+}
+
+test('cache markers are kept on system, text, image, tool_use, tool_result, tool result content and tools', () => {
+  const marker = { type: 'ephemeral' as const };
+  // Two requests: B allows four breakpoints per request.
+  const encoded = body(markedRequest(new Set(['system', 'image', 'tool_result', 'tools'])));
+  const second = body(markedRequest(new Set(['tool_use', 'content'])));
   assert.deepEqual(encoded.system, [
     { type: 'text', text: 's', cache_control: { type: 'ephemeral', ttl: '1h' } },
   ]);
@@ -184,6 +198,24 @@ test('cache markers are kept on system, text, image, tool_use, tool_result, tool
     },
     {
       role: 'assistant',
+      content: [{ type: 'tool_use', id: 't1', name: 'f', input: {} }],
+    },
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 't1',
+          content: 'r',
+          cache_control: marker,
+        },
+      ],
+    },
+  ]);
+  assert.deepEqual(encoded.tools, [{ name: 'f', input_schema: { type: 'object' }, cache_control: marker }]);
+  assert.deepEqual((second.messages as unknown[]).slice(1), [
+    {
+      role: 'assistant',
       content: [{ type: 'tool_use', id: 't1', name: 'f', input: {}, cache_control: marker }],
     },
     {
@@ -193,12 +225,26 @@ test('cache markers are kept on system, text, image, tool_use, tool_result, tool
           type: 'tool_result',
           tool_use_id: 't1',
           content: [{ type: 'text', text: 'r', cache_control: marker }],
-          cache_control: marker,
         },
       ],
     },
   ]);
-  assert.deepEqual(encoded.tools, [{ name: 'f', input_schema: { type: 'object' }, cache_control: marker }]);
+});
+
+test('more than 4 cache breakpoints (the beta limit, top-level automatic caching included) is a 400', () => {
+  const all = new Set(['system', 'image', 'tool_use', 'tool_result', 'content']);
+  assert.throws(
+    () => encodeRequest(markedRequest(all), target),
+    (error: unknown) =>
+      error instanceof GatewayError &&
+      error.kind === 'invalid_request' &&
+      error.message ===
+        'cache_control: beta models accept at most 4 cache breakpoints per request, 5 were given',
+  );
+  const four = markedRequest(new Set(['system', 'image', 'tool_use', 'tool_result']));
+  assert.doesNotThrow(() => encodeRequest(four, target));
+  four.extensions = { beta: { cache_control: { type: 'ephemeral' } } };
+  assert.throws(() => encodeRequest(four, target), /at most 4 cache breakpoints per request, 5 were given/);
 });
 
 test('sampling: clamp temperature, drop penalties and seed with warnings, ignore candidateCount', () => {

@@ -2,6 +2,7 @@
 import type { UpstreamRequest, UpstreamTarget } from '../codec.ts';
 import type { ChatRequest, JsonObject, Sampling, TextPart } from '../../ir/index.ts';
 import { invalidRequest } from '../../ir/index.ts';
+import { countCacheMarkers } from '../shared/cache-markers.ts';
 import { droppedExtensionWarnings } from '../shared/warnings.ts';
 import { withWireCacheControl, writeTextBlock } from './content-blocks.ts';
 import { encodeMessages, isBlankText } from './encode-messages.ts';
@@ -22,6 +23,7 @@ export function encodeRequest(request: ChatRequest, target: UpstreamTarget): Ups
   if (maxTokens === undefined) {
     throw invalidRequest('max_tokens: beta models require an output cap (max_tokens)', 'max_tokens');
   }
+  checkCacheBreakpoints(countCacheMarkers(request) + (hasAutomaticCaching(request) ? 1 : 0));
   const warnings: string[] = [];
   const system = encodeSystem(request.system);
   const messages = encodeMessages(request.messages);
@@ -31,7 +33,7 @@ export function encodeRequest(request: ChatRequest, target: UpstreamTarget): Ups
       : { model: target.model, max_tokens: maxTokens, system, messages };
   encodeSampling(request.sampling, body, warnings);
   if (request.tools.length > 0) {
-    body.tools = request.tools.map((tool) => encodeTool(tool));
+    body.tools = request.tools.map((tool, position) => encodeTool(tool, position));
     const toolChoice = encodeToolChoice(request);
     if (toolChoice !== undefined) body.tool_choice = toolChoice;
   }
@@ -78,17 +80,59 @@ function noEquivalent(field: string): string {
   return `${field} has no equivalent for beta models and was dropped`;
 }
 
-function encodeTool(tool: ChatRequest['tools'][number]): BetaTool {
+/** B's limit on `cache_control` breakpoints per request (a 5th is a 400 upstream). */
+export const maxCacheBreakpoints = 4;
+
+export function checkCacheBreakpoints(count: number): void {
+  if (count <= maxCacheBreakpoints) return;
+  throw invalidRequest(
+    `cache_control: beta models accept at most ${maxCacheBreakpoints} cache breakpoints per request, ${count} were given`,
+    'cache_control',
+  );
+}
+
+/** A top-level `cache_control` (B's automatic caching) takes one breakpoint slot too. */
+function hasAutomaticCaching(request: ChatRequest): boolean {
+  const marker = request.extensions.beta?.cache_control;
+  return marker !== undefined && marker !== null;
+}
+
+/** B's tool-name rule (`^[a-zA-Z0-9_-]{1,64}$`), checked here so a bad name is a clear 400. */
+const betaToolName = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** B needs an object schema (`input_schema.type: "object"`); a schema without a type is one. */
+function inputSchema(tool: ChatRequest['tools'][number], path: string): JsonObject {
+  const schema = tool.parameters;
+  if (schema.type === undefined) return { type: 'object', ...schema };
+  if (schema.type !== 'object') {
+    throw invalidRequest(
+      `${path}: beta models take tool parameters only as an object schema, not type ${JSON.stringify(schema.type)}`,
+      path,
+    );
+  }
+  return schema;
+}
+
+function encodeTool(tool: ChatRequest['tools'][number], position: number): BetaTool {
+  const path = `tools[${position}]`;
+  if (!betaToolName.test(tool.name)) {
+    throw invalidRequest(
+      `${path}.name: beta models accept tool names of 1 to 64 letters, digits, "_" or "-", not ${JSON.stringify(tool.name)}`,
+      `${path}.name`,
+    );
+  }
+  const input_schema = inputSchema(tool, `${path}.parameters`);
   const wire: BetaTool =
     tool.description === undefined
-      ? { name: tool.name, input_schema: tool.parameters }
-      : { name: tool.name, description: tool.description, input_schema: tool.parameters };
+      ? { name: tool.name, input_schema }
+      : { name: tool.name, description: tool.description, input_schema };
   if (tool.strict !== undefined) wire.strict = tool.strict;
   return withWireCacheControl(wire, tool.cacheControl);
 }
 
 function encodeToolChoice(request: ChatRequest): BetaToolChoice | undefined {
-  const disable = request.parallelToolCalls === false;
+  // A legacy `functions` client reads one `function_call` per turn: ask for one call only.
+  const disable = request.parallelToolCalls === false || request.legacyFunctions === true;
   const choice = request.toolChoice;
   if (choice === undefined) return disable ? { type: 'auto', disable_parallel_tool_use: true } : undefined;
   switch (choice.type) {

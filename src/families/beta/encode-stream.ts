@@ -1,12 +1,14 @@
 /**
  * Canonical events → the beta SSE a surface client expects. B has one choice (events of other
- * choices are ignored) and numbers its blocks 0, 1, 2… in order of appearance. `message_delta`
+ * choices are ignored) and numbers its blocks 0, 1, 2… in order of appearance, one open at a time
+ * (blocks a source interleaves are put one after another by the sequencer). `message_delta`
  * needs both the stop reason and the final usage, so `finish` is held until `message-end`.
  */
 import type { ResponseContext, StreamEncoder } from '../codec.ts';
 import type { FinishReason, StreamEvent, Usage } from '../../ir/index.ts';
 import { emptyUsage, uncachedInputTokens } from '../../ir/index.ts';
 import { sseEvent } from '../../sse/write-sse.ts';
+import { BlockSequencer, isBlockEvent, type BlockEvent } from '../shared/block-sequencer.ts';
 import { errorObject } from './errors.ts';
 import { encodeStopReason, encodeStopSequence } from './finish-reason.ts';
 import { messageId } from './encode-response.ts';
@@ -22,6 +24,7 @@ interface EncoderState {
 export class BetaStreamEncoder implements StreamEncoder {
   readonly #context: ResponseContext;
   readonly #state: EncoderState = { open: new Map(), nextIndex: 0, finishReason: undefined };
+  readonly #sequencer = new BlockSequencer();
 
   constructor(context: ResponseContext) {
     this.#context = context;
@@ -29,9 +32,32 @@ export class BetaStreamEncoder implements StreamEncoder {
 
   encode(event: StreamEvent): string {
     if ('choice' in event && event.choice !== 0) return '';
+    if (isBlockEvent(event)) {
+      let text = '';
+      this.#sequencer.add(event, (ready) => {
+        text += this.#block(ready);
+      });
+      return text;
+    }
     switch (event.type) {
       case 'message-start':
         return this.#messageStart(event.id, event.usage ?? emptyUsage);
+      case 'finish':
+        this.#state.finishReason = event.finishReason;
+        return this.#closeAll();
+      case 'usage':
+        // B reports usage once, cumulatively, in `message_delta`: the final totals suffice.
+        return '';
+      case 'message-end':
+        return this.#closeAll() + this.#messageEnd(event.usage);
+      case 'error':
+        return sseEvent('error', JSON.stringify({ type: 'error', error: errorObject(event.error) }));
+    }
+  }
+
+  /** One block event, in B order (the sequencer guarantees one open block at a time). */
+  #block(event: BlockEvent): string {
+    switch (event.type) {
       case 'text-start':
         return this.#blockStart(event.index, '{"type":"text","text":""}');
       case 'tool-call-start':
@@ -49,16 +75,6 @@ export class BetaStreamEncoder implements StreamEncoder {
       case 'text-end':
       case 'tool-call-end':
         return this.#blockStop(event.index);
-      case 'finish':
-        this.#state.finishReason = event.finishReason;
-        return this.#closeAll();
-      case 'usage':
-        // B reports usage once, cumulatively, in `message_delta`: the final totals suffice.
-        return '';
-      case 'message-end':
-        return this.#closeAll() + this.#messageEnd(event.usage);
-      case 'error':
-        return sseEvent('error', JSON.stringify({ type: 'error', error: errorObject(event.error) }));
     }
   }
 
@@ -105,6 +121,9 @@ export class BetaStreamEncoder implements StreamEncoder {
   /** B closes every block before `message_delta`; an upstream that did not is tidied here. */
   #closeAll(): string {
     let text = '';
+    this.#sequencer.flush(0, (ready) => {
+      text += this.#block(ready);
+    });
     for (const index of [...this.#state.open.keys()]) text += this.#blockStop(index);
     return text;
   }

@@ -4,10 +4,10 @@
  * server tools, beta-only knobs) survives.
  */
 import type { HeaderMap, PassThrough, ResponseContext, UpstreamTarget } from '../codec.ts';
-import type { ChatRequest, JsonObject } from '../../ir/index.ts';
+import { isJsonObject, type ChatRequest, type JsonObject, type JsonValue } from '../../ir/index.ts';
 import type { SseMessage } from '../../sse/parse-sse.ts';
 import { sseData, sseEvent } from '../../sse/write-sse.ts';
-import { upstreamHeaders } from './encode-request.ts';
+import { checkCacheBreakpoints, upstreamHeaders } from './encode-request.ts';
 import { messagesPath } from './wire.ts';
 
 function encodeRequest(
@@ -16,6 +16,8 @@ function encodeRequest(
   target: UpstreamTarget,
   clientHeaders: HeaderMap = {},
 ) {
+  // The one rule checked before the bytes go on: a 5th breakpoint is a clear 400 here, not upstream.
+  checkCacheBreakpoints(countRawBreakpoints(body));
   const headers = upstreamHeaders(target.apiKey);
   // The client's own (validated) version date goes on: same-family traffic keeps its semantics.
   const version = clientHeaders['beta-version'];
@@ -27,6 +29,28 @@ function encodeRequest(
     body: JSON.stringify({ ...body, model: target.model }),
     warnings: [],
   };
+}
+
+/** `cache_control` markers in a client body: top level, system blocks, tools, message blocks, tool-result content. */
+function countRawBreakpoints(body: JsonObject): number {
+  let count = hasMarker(body) ? 1 : 0;
+  const countBlocks = (value: JsonValue | undefined): void => {
+    if (!Array.isArray(value)) return;
+    for (const block of value) {
+      if (!isJsonObject(block)) continue;
+      if (hasMarker(block)) count++;
+      if (block.type === 'tool_result') countBlocks(block.content);
+    }
+  };
+  countBlocks(body.system);
+  countBlocks(body.tools);
+  if (Array.isArray(body.messages))
+    for (const message of body.messages) if (isJsonObject(message)) countBlocks(message.content);
+  return count;
+}
+
+function hasMarker(object: JsonObject): boolean {
+  return object.cache_control !== undefined && object.cache_control !== null;
 }
 
 function rewriteResponse(body: JsonObject, context: ResponseContext): JsonObject {

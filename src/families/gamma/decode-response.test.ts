@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GatewayError } from '../../ir/index.ts';
+import { callId } from './decode-response.ts';
 import { gammaCodec } from './index.ts';
 import { fixedNow, loadJson, testContext } from './test-support.ts';
 
@@ -29,6 +30,9 @@ test('text answer: thought parts skipped, adjacent text joined, thoughts and cac
 });
 
 test('function call: id synthesized, args stringified, STOP with a call is tool-calls', () => {
+  assert.match(callId('fC9qb3Lk', 0, 0), /^call_[0-9a-f]{16}$/);
+  assert.notEqual(callId('fC9qb3Lk', 0, 0), callId('fC9qb3Lk', 0, 1));
+  assert.notEqual(callId('fC9qb3Lk', 0, 0), callId('other', 0, 0));
   assert.deepEqual(gammaCodec.decodeResponse(loadJson('function-call.json'), testContext()), {
     id: 'fC9qb3Lk',
     model: 'm-001',
@@ -38,7 +42,7 @@ test('function call: id synthesized, args stringified, STOP with a call is tool-
         index: 0,
         content: [
           { type: 'text', text: 'Checking.' },
-          { type: 'tool-call', id: 'call_1', name: 'get_w', arguments: '{"city":"Paris"}' },
+          { type: 'tool-call', id: callId('fC9qb3Lk', 0, 0), name: 'get_w', arguments: '{"city":"Paris"}' },
         ],
         finishReason: { unified: 'tool-calls', raw: 'STOP' },
       },

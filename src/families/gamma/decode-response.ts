@@ -2,6 +2,7 @@
 import { GatewayError, isJsonObject } from '../../ir/index.ts';
 import type { AssistantPart, ChatResponse, Choice, JsonObject, ToolCallPart } from '../../ir/index.ts';
 import type { DecodeContext } from '../codec.ts';
+import { stableId } from '../shared/stable-id.ts';
 import { decodeFinishReason } from './finish-reason.ts';
 import { decodeUsage } from './usage.ts';
 
@@ -9,11 +10,12 @@ export function decodeResponse(body: unknown, context: DecodeContext): ChatRespo
   if (!isJsonObject(body))
     throw new GatewayError('upstream', 'the upstream answered with a body that is not a JSON object');
   const candidates = Array.isArray(body.candidates) ? body.candidates.filter(isJsonObject) : [];
-  const choices = candidates.map((candidate, position) => decodeCandidate(candidate, position, context));
+  const id = typeof body.responseId === 'string' ? body.responseId : context.generateId('gen_');
+  const choices = candidates.map((candidate, position) => decodeCandidate(candidate, position, id));
   if (choices.length === 0) choices.push(blockedChoice(body.promptFeedback));
   choices.sort((left, right) => left.index - right.index);
   return {
-    id: typeof body.responseId === 'string' ? body.responseId : context.generateId('gen_'),
+    id,
     model: typeof body.modelVersion === 'string' ? body.modelVersion : '',
     created: createdSeconds(body.createTime, context),
     choices,
@@ -37,8 +39,10 @@ export function candidateParts(candidate: JsonObject): readonly unknown[] {
   return isJsonObject(content) && Array.isArray(content.parts) ? content.parts : [];
 }
 
-function decodeCandidate(candidate: JsonObject, position: number, context: DecodeContext): Choice {
+function decodeCandidate(candidate: JsonObject, position: number, responseId: string): Choice {
+  const index = candidateIndex(candidate, position);
   const content: AssistantPart[] = [];
+  let calls = 0;
   for (const part of candidateParts(candidate)) {
     // Thought summaries are not answer text; no client family has a place for them here.
     if (!isJsonObject(part) || part.thought === true) continue;
@@ -48,22 +52,32 @@ function decodeCandidate(candidate: JsonObject, position: number, context: Decod
       if (last?.type === 'text') last.text += part.text;
       else content.push({ type: 'text', text: part.text });
     } else if (isJsonObject(part.functionCall)) {
-      content.push(decodeFunctionCall(part.functionCall, context));
+      content.push(decodeFunctionCall(part.functionCall, callId(responseId, index, calls++)));
     }
   }
   const hasToolCalls = content.some((part) => part.type === 'tool-call');
   const raw = typeof candidate.finishReason === 'string' ? candidate.finishReason : undefined;
   return {
-    index: candidateIndex(candidate, position),
+    index,
     content,
     finishReason: raw === undefined ? { unified: 'other' } : decodeFinishReason(raw, hasToolCalls),
   };
 }
 
-export function decodeFunctionCall(call: JsonObject, context: DecodeContext): ToolCallPart {
+/**
+ * C calls usually carry no id: one is synthesized from the response id, the candidate and the
+ * call's position, so the same answer gives the same ids whether streamed or not. Results come
+ * back paired by name and position (ids are not sent to C upstreams), so nothing needs storing.
+ */
+export function callId(responseId: string, candidate: number, ordinal: number): string {
+  return stableId('call_', responseId, candidate, ordinal);
+}
+
+/** `fallbackId` is used when the upstream sent no `id` of its own (which is then kept). */
+export function decodeFunctionCall(call: JsonObject, fallbackId: string): ToolCallPart {
   return {
     type: 'tool-call',
-    id: typeof call.id === 'string' && call.id !== '' ? call.id : context.generateId('call_'),
+    id: typeof call.id === 'string' && call.id !== '' ? call.id : fallbackId,
     name: typeof call.name === 'string' ? call.name : '',
     arguments: JSON.stringify(isJsonObject(call.args) ? call.args : {}),
   };

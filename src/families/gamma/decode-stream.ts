@@ -9,6 +9,7 @@ import type { SseMessage } from '../../sse/parse-sse.ts';
 import type { DecodeContext, EmitStreamEvent, StreamDecoder } from '../codec.ts';
 import {
   blockedChoice,
+  callId,
   candidateIndex,
   candidateParts,
   createdSeconds,
@@ -21,6 +22,8 @@ import { decodeUsage } from './usage.ts';
 /** Per candidate (choice): the next block index, the open text block (-1 when none), what it has seen. */
 interface CandidateState {
   nextBlock: number;
+  /** Calls seen so far (their ordinal names the synthesized id). */
+  calls: number;
   openText: number;
   sawToolCall: boolean;
   finished: boolean;
@@ -32,6 +35,8 @@ export class GammaStreamDecoder implements StreamDecoder {
   /** An error event was emitted: nothing may follow it. */
   #failed = false;
   #usage: Usage = { ...emptyUsage };
+  /** The response id: it names the calls' synthesized ids. */
+  #id = '';
   readonly #candidates = new Map<number, CandidateState>();
 
   constructor(context: DecodeContext) {
@@ -76,9 +81,10 @@ export class GammaStreamDecoder implements StreamDecoder {
 
   #start(chunk: JsonObject, emit: EmitStreamEvent): void {
     this.#started = true;
+    this.#id = typeof chunk.responseId === 'string' ? chunk.responseId : this.#context.generateId('gen_');
     emit({
       type: 'message-start',
-      id: typeof chunk.responseId === 'string' ? chunk.responseId : this.#context.generateId('gen_'),
+      id: this.#id,
       model: typeof chunk.modelVersion === 'string' ? chunk.modelVersion : '',
       created: createdSeconds(chunk.createTime, this.#context),
     });
@@ -95,7 +101,7 @@ export class GammaStreamDecoder implements StreamDecoder {
       // Blocked prompt: "sent only in the first stream chunk", with no candidates at all.
       const blocked = blockedChoice(chunk.promptFeedback);
       if (blocked.finishReason.unified === 'content-filter') {
-        this.#candidates.set(0, { nextBlock: 0, openText: -1, sawToolCall: false, finished: true });
+        this.#candidates.set(0, { nextBlock: 0, calls: 0, openText: -1, sawToolCall: false, finished: true });
         emit({ type: 'finish', choice: 0, finishReason: blocked.finishReason });
       }
       return;
@@ -108,7 +114,7 @@ export class GammaStreamDecoder implements StreamDecoder {
   #pushCandidate(candidate: JsonObject, choice: number, emit: EmitStreamEvent): void {
     let state = this.#candidates.get(choice);
     if (state === undefined) {
-      state = { nextBlock: 0, openText: -1, sawToolCall: false, finished: false };
+      state = { nextBlock: 0, calls: 0, openText: -1, sawToolCall: false, finished: false };
       this.#candidates.set(choice, state);
     }
     if (state.finished) return;
@@ -139,7 +145,7 @@ export class GammaStreamDecoder implements StreamDecoder {
   /** C sends each call whole (no argument fragments): start, one delta with all arguments, end. */
   #functionCall(state: CandidateState, choice: number, call: JsonObject, emit: EmitStreamEvent): void {
     closeText(state, choice, emit);
-    const part = decodeFunctionCall(call, this.#context);
+    const part = decodeFunctionCall(call, callId(this.#id, choice, state.calls++));
     const index = state.nextBlock++;
     state.sawToolCall = true;
     emit({ type: 'tool-call-start', choice, index, id: part.id, name: part.name });

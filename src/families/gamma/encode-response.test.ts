@@ -41,7 +41,10 @@ test('text, calls, finish reasons and usage in the family shape; modelVersion is
       {
         content: {
           role: 'model',
-          parts: [{ text: 'Checking.' }, { functionCall: { name: 'get_w', args: { city: 'Paris' } } }],
+          parts: [
+            { text: 'Checking.' },
+            { functionCall: { name: 'get_w', args: { city: 'Paris' }, id: 'call_1' } },
+          ],
         },
         finishReason: 'STOP',
         index: 0,

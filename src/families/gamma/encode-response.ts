@@ -4,7 +4,7 @@ import type { AssistantPart, ChatResponse, JsonObject } from '../../ir/index.ts'
 import type { ResponseContext } from '../codec.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
-import type { GammaCandidate, GammaGenerateContentResponse, GammaPart } from './wire.ts';
+import type { GammaCandidate, GammaFunctionCall, GammaGenerateContentResponse, GammaPart } from './wire.ts';
 
 export function encodeResponse(response: ChatResponse, context: ResponseContext): JsonObject {
   const candidates: GammaCandidate[] = response.choices.map((choice) => ({
@@ -21,8 +21,18 @@ export function encodeResponse(response: ChatResponse, context: ResponseContext)
   return body;
 }
 
-/** Calls go out as `{name, args}` without an id, as the family's own answers do. */
+/**
+ * Calls go out as `{id, name, args}`. The family's optional `id` ("return the response with the
+ * matching id") lets a client answer with the id, which maps the result back to the upstream's
+ * own call exactly; clients that ignore it are paired by name and position instead.
+ */
 export function encodeAssistantPart(part: AssistantPart): GammaPart {
   if (part.type === 'text') return { text: part.text };
-  return { functionCall: { name: part.name, args: upstreamToolArguments(part.arguments) } };
+  return { functionCall: functionCall(part.id, part.name, part.arguments) };
+}
+
+export function functionCall(id: string, name: string, args: string): GammaFunctionCall {
+  const call: GammaFunctionCall = { name, args: upstreamToolArguments(args) };
+  if (id !== '') call.id = id;
+  return call;
 }

@@ -1,7 +1,8 @@
 /**
  * Canonical events → Family C SSE for a surface client: `data:` lines only, each a complete
  * GenerateContentResponse with incremental parts. Calls are buffered and sent whole (C never
- * fragments arguments); the last chunk carries every candidate's finishReason and the usage.
+ * fragments arguments), in the order the blocks started; the last chunk carries every candidate's
+ * finishReason and the usage.
  */
 import type { GatewayError, StreamEvent } from '../../ir/index.ts';
 import { sseData } from '../../sse/write-sse.ts';
@@ -9,10 +10,12 @@ import type { ResponseContext, StreamEncoder } from '../codec.ts';
 import { encodeErrorBody } from './errors.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
-import { upstreamToolArguments } from '../shared/validate.ts';
+import { BlockSequencer, isBlockEvent, type BlockEvent } from '../shared/block-sequencer.ts';
+import { functionCall } from './encode-response.ts';
 import type { GammaCandidate, GammaPart, GammaUsageMetadata } from './wire.ts';
 
 interface PendingCall {
+  id: string;
   name: string;
   args: string;
 }
@@ -28,6 +31,7 @@ export class GammaStreamEncoder implements StreamEncoder {
   readonly #calls = new Map<string, PendingCall>();
   /** Choices seen, with their C finish reason once known. */
   readonly #choices = new Map<number, string | undefined>();
+  readonly #sequencer = new BlockSequencer();
 
   constructor(context: ResponseContext) {
     this.#model = context.model;
@@ -35,31 +39,26 @@ export class GammaStreamEncoder implements StreamEncoder {
 
   encode(event: StreamEvent): string {
     if (this.#failed) return '';
+    if (isBlockEvent(event)) {
+      let text = '';
+      this.#sequencer.add(event, (ready) => {
+        text += this.#block(ready);
+      });
+      return text;
+    }
     switch (event.type) {
       case 'message-start':
         this.#id = event.id;
         if (event.usage !== undefined) this.#usage = encodeUsage(event.usage);
         return '';
-      case 'text-start':
-      case 'text-end':
-        this.#see(event.choice);
-        return '';
-      case 'text-delta':
-        return event.text === '' ? '' : this.#chunk(event.choice, { text: event.text });
-      case 'tool-call-start':
-        this.#see(event.choice);
-        this.#calls.set(`${event.choice}:${event.index}`, { name: event.name, args: '' });
-        return '';
-      case 'tool-call-delta': {
-        const call = this.#calls.get(`${event.choice}:${event.index}`);
-        if (call !== undefined) call.args += event.argumentsDelta;
-        return '';
-      }
-      case 'tool-call-end':
-        return this.#endCall(event.choice, event.index);
-      case 'finish':
+      case 'finish': {
+        let text = '';
+        this.#sequencer.flush(event.choice, (ready) => {
+          text += this.#block(ready);
+        });
         this.#choices.set(event.choice, encodeFinishReason(event.finishReason));
-        return '';
+        return text;
+      }
       case 'usage':
         this.#usage = encodeUsage(event.usage);
         return '';
@@ -68,6 +67,30 @@ export class GammaStreamEncoder implements StreamEncoder {
         return this.#final();
       case 'error':
         return this.#error(event.error);
+    }
+  }
+
+  /** One block event, in part order (the sequencer holds blocks a source interleaved). */
+  #block(event: BlockEvent): string {
+    if (this.#failed) return '';
+    switch (event.type) {
+      case 'text-start':
+      case 'text-end':
+        this.#see(event.choice);
+        return '';
+      case 'text-delta':
+        return event.text === '' ? '' : this.#chunk(event.choice, { text: event.text });
+      case 'tool-call-start':
+        this.#see(event.choice);
+        this.#calls.set(`${event.choice}:${event.index}`, { id: event.id, name: event.name, args: '' });
+        return '';
+      case 'tool-call-delta': {
+        const call = this.#calls.get(`${event.choice}:${event.index}`);
+        if (call !== undefined) call.args += event.argumentsDelta;
+        return '';
+      }
+      case 'tool-call-end':
+        return this.#endCall(event.choice, event.index);
     }
   }
 
@@ -81,9 +104,7 @@ export class GammaStreamEncoder implements StreamEncoder {
     if (call === undefined) return '';
     this.#calls.delete(key);
     try {
-      return this.#chunk(choice, {
-        functionCall: { name: call.name, args: upstreamToolArguments(call.args) },
-      });
+      return this.#chunk(choice, { functionCall: functionCall(call.id, call.name, call.args) });
     } catch (error) {
       return this.#error(error as GatewayError);
     }
