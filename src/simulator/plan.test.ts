@@ -32,7 +32,8 @@ function deps(): PlanDependencies {
 }
 
 function textOf(choice: ChoicePlan | undefined): string {
-  assert.equal(choice?.kind, 'text');
+  assert.ok(choice !== undefined);
+  assert.equal(choice.calls.length, 0);
   return choice.pieces.map((piece) => piece.text).join('');
 }
 
@@ -78,7 +79,7 @@ test('the echo is trimmed to 40 words', () => {
   assert.ok(text.includes('w39') && !text.includes('w40 '));
 });
 
-test('input tokens count system, every message part and the tools JSON', () => {
+test('input tokens count system, every message part and each tool definition', () => {
   const base = request({
     system: [{ type: 'text', text: 'You are terse.' }],
     tools: [weatherTool],
@@ -108,7 +109,7 @@ test('input tokens count system, every message part and the tools JSON', () => {
     countTextTokens('get_weather') +
     countTextTokens('{"city":"Paris"}') +
     countTextTokens('18C') +
-    countTextTokens(JSON.stringify([weatherTool]));
+    countTextTokens(JSON.stringify(weatherTool));
   assert.equal(planReply(base, deps()).usage.inputTokens, expected);
 });
 
@@ -167,13 +168,17 @@ test('multi-byte text splits into pieces that never break a character', () => {
   );
 });
 
-test('tool call when the user names a tool: arguments from the schema, fragments of ~8 chars', () => {
+test('tool call when the user names a tool: a short lead, arguments from the schema, fragments of ~8 chars', () => {
   const plan = planReply(request({ tools: [weatherTool] }, 'please call get_weather for Paris'), deps());
   const choice = plan.choices[0];
-  assert.equal(choice?.kind, 'tool');
-  assert.equal(choice.name, 'get_weather');
-  assert.equal(choice.id, 'call_1');
-  assert.deepEqual(JSON.parse(choice.arguments), {
+  assert.ok(choice !== undefined);
+  assert.equal(choice.pieces.map((piece) => piece.text).join(''), 'Calling get_weather.');
+  assert.equal(choice.calls.length, 1);
+  const call = choice.calls[0];
+  assert.ok(call !== undefined);
+  assert.equal(call.name, 'get_weather');
+  assert.equal(call.id, 'call_1');
+  assert.deepEqual(JSON.parse(call.arguments), {
     city: 'sample city',
     unit: 'celsius',
     days: 1,
@@ -181,28 +186,56 @@ test('tool call when the user names a tool: arguments from the schema, fragments
     tags: ['sample tags'],
     where: { lat: 1, label: 'sample label' },
   });
-  assert.equal(choice.fragments.join(''), choice.arguments);
-  assert.ok(choice.fragments.length > 3 && choice.fragments.every((fragment) => fragment.length <= 9));
+  assert.equal(call.fragments.join(''), call.arguments);
+  assert.ok(call.fragments.length > 3 && call.fragments.every((fragment) => fragment.length <= 9));
   assert.deepEqual(choice.finishReason, { unified: 'tool-calls' });
-  assert.equal(plan.usage.outputTokens, countTextTokens('get_weather') + countTextTokens(choice.arguments));
+  assert.equal(
+    plan.usage.outputTokens,
+    countTextTokens('Calling get_weather.') +
+      countTextTokens('get_weather') +
+      countTextTokens(call.arguments),
+  );
+  assert.equal(plan.chunkCount, choice.pieces.length + call.fragments.length);
 });
 
-test('tool choice: required picks the first tool, tool picks the named one, none and auto do not call', () => {
-  const other: ToolDefinition = {
-    name: 'lookup',
-    parameters: { type: 'object', properties: { q: { type: 'string' } } },
-  };
-  const tools = [weatherTool, other];
-  const name = (overrides: Partial<ChatRequest>): string | undefined => {
-    const choice = planReply(request({ tools, ...overrides }, 'hello there'), deps()).choices[0];
-    return choice?.kind === 'tool' ? choice.name : undefined;
-  };
-  assert.equal(name({ toolChoice: { type: 'required' } }), 'get_weather');
-  assert.equal(name({ toolChoice: { type: 'tool', name: 'lookup' } }), 'lookup');
-  assert.equal(name({ toolChoice: { type: 'auto' } }), undefined);
-  assert.equal(name({}), undefined);
+const lookupTool: ToolDefinition = {
+  name: 'lookup',
+  parameters: { type: 'object', properties: { q: { type: 'string' } } },
+};
+
+function callNames(overrides: Partial<ChatRequest>, text: string): string[] {
+  return planReply(request(overrides, text), deps()).choices[0]?.calls.map((call) => call.name) ?? [];
+}
+
+test('tool choice: required picks the named tools or the first, tool picks the named one, none and auto do not call', () => {
+  const tools = [weatherTool, lookupTool];
+  assert.deepEqual(callNames({ tools, toolChoice: { type: 'required' } }, 'hello there'), ['get_weather']);
+  assert.deepEqual(callNames({ tools, toolChoice: { type: 'required' } }, 'use lookup'), ['lookup']);
+  assert.deepEqual(callNames({ tools, toolChoice: { type: 'tool', name: 'lookup' } }, 'get_weather'), [
+    'lookup',
+  ]);
+  assert.deepEqual(callNames({ tools, toolChoice: { type: 'auto' } }, 'hello there'), []);
+  assert.deepEqual(callNames({ tools }, 'hello there'), []);
   const none = planReply(request({ tools, toolChoice: { type: 'none' } }, 'use lookup'), deps()).choices[0];
-  assert.equal(none?.kind, 'text');
+  assert.equal(none?.calls.length, 0);
+  // Forced calls come without a lead, as real models answer a forced tool choice.
+  const forced = planReply(request({ tools, toolChoice: { type: 'required' } }, 'hi'), deps()).choices[0];
+  assert.equal(forced?.pieces.length, 0);
+});
+
+test('several named tools are parallel calls in the order named, unless parallel calls are off', () => {
+  const tools = [weatherTool, lookupTool];
+  const text = 'first lookup the city, then get_weather there';
+  assert.deepEqual(callNames({ tools }, text), ['lookup', 'get_weather']);
+  const choice = planReply(request({ tools }, text), deps()).choices[0];
+  assert.ok(choice !== undefined);
+  assert.deepEqual(
+    choice.calls.map((call) => call.id),
+    ['call_1', 'call_2'],
+  );
+  assert.equal(choice.pieces.map((piece) => piece.text).join(''), 'Calling lookup and get_weather.');
+  assert.deepEqual(callNames({ tools, parallelToolCalls: false }, text), ['lookup']);
+  assert.deepEqual(callNames({ tools, legacyFunctions: true }, text), ['lookup']);
 });
 
 test('after a tool result the reply is text that mentions the result', () => {

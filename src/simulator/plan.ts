@@ -1,33 +1,30 @@
 /**
  * What the simulated model says, decided once per request and shared by the JSON and the streamed
- * answer (so a stream always folds to the non-streamed reply): per candidate either text pieces or
- * one tool call, plus the finish reason and usage.
+ * answer (so a stream always folds to the non-streamed reply): per candidate text pieces and/or
+ * tool calls, plus the finish reason and usage.
  */
-import type { ChatRequest, FinishReason, Message, ToolDefinition, Usage } from '../ir/index.ts';
+import type { ChatRequest, FinishReason, ImagePart, Message, ToolDefinition, Usage } from '../ir/index.ts';
 import { hashString } from './hash.ts';
 import { naturalText, toPieces, trimWords, type Piece } from './reply-text.ts';
 import { sampleArguments } from './schema-sample.ts';
 import type { TokenCountCache } from './token-cache.ts';
 
-export interface TextPlan {
-  kind: 'text';
-  pieces: readonly Piece[];
-  outputTokens: number;
-  finishReason: FinishReason;
-}
-
-export interface ToolPlan {
-  kind: 'tool';
+/** One call the simulated model makes. */
+export interface ToolCallPlan {
   id: string;
   name: string;
   arguments: string;
   /** The arguments JSON cut into stream fragments. */
   fragments: readonly string[];
+}
+
+/** One candidate: text pieces (maybe none), then calls (maybe none), as real models answer. */
+export interface ChoicePlan {
+  pieces: readonly Piece[];
+  calls: readonly ToolCallPlan[];
   outputTokens: number;
   finishReason: FinishReason;
 }
-
-export type ChoicePlan = TextPlan | ToolPlan;
 
 export interface ReplyPlan {
   choices: ChoicePlan[];
@@ -49,22 +46,23 @@ export function planReply(request: ChatRequest, deps: PlanDependencies): ReplyPl
   const lastUser = lastUserText(request.messages);
   const seed =
     hashString(lastUser, hashString(request.model)) ^ Math.imul(request.messages.length, 0x27d4eb2d);
-  const tool = chooseTool(request, lastUser);
-  const lead = tool === undefined ? replyLead(request.messages, lastUser) : '';
+  const tools = chooseTools(request, lastUser);
+  const lead = tools.length === 0 ? replyLead(request.messages, lastUser) : '';
   const count = Math.max(1, request.sampling.candidateCount ?? 1);
   const choices: ChoicePlan[] = [];
   for (let index = 0; index < count; index++) {
     choices.push(
-      tool === undefined
+      tools.length === 0
         ? planText(request, lead, (seed + Math.imul(index, candidateStride)) >>> 0, deps.counter)
-        : planTool(tool, deps),
+        : planCalls(request, tools, deps),
     );
   }
   let outputTokens = 0;
   let chunkCount = 0;
   for (const choice of choices) {
     outputTokens += choice.outputTokens;
-    chunkCount += choice.kind === 'text' ? choice.pieces.length : choice.fragments.length;
+    chunkCount += choice.pieces.length;
+    for (const call of choice.calls) chunkCount += call.fragments.length;
   }
   const inputTokens = countInputTokens(request, deps.counter);
   return {
@@ -98,17 +96,44 @@ function replyLead(messages: readonly Message[], lastUser: string): string {
   return trimWords(results.join('; '));
 }
 
-/** A forced choice always calls; `auto` calls a tool the user named, unless a tool just answered. */
-function chooseTool(request: ChatRequest, lastUser: string): ToolDefinition | undefined {
+/**
+ * Which tools the reply calls, in order. A forced tool is called alone; `required` calls the tools
+ * the user named (the first tool when none); `auto` calls the tools the user named unless a tool
+ * just answered. Several named tools are parallel calls, in the order the user named them, unless
+ * parallel calls are off.
+ */
+function chooseTools(request: ChatRequest, lastUser: string): ToolDefinition[] {
   const { tools, toolChoice } = request;
-  if (tools.length === 0 || toolChoice?.type === 'none') return undefined;
-  if (toolChoice?.type === 'tool') return tools.find((tool) => tool.name === toolChoice.name);
-  const mentioned = tools.find((tool) => tool.name !== '' && lastUser.includes(tool.name));
-  if (toolChoice?.type === 'required') return mentioned ?? tools[0];
-  return request.messages.at(-1)?.role === 'tool' ? undefined : mentioned;
+  if (tools.length === 0 || toolChoice?.type === 'none') return [];
+  if (toolChoice?.type === 'tool') {
+    const forced = tools.find((tool) => tool.name === toolChoice.name);
+    return forced === undefined ? [] : [forced];
+  }
+  const named = mentioned(tools, lastUser);
+  const single = request.parallelToolCalls === false || request.legacyFunctions === true;
+  const chosen =
+    toolChoice?.type === 'required'
+      ? named.length > 0
+        ? named
+        : tools.slice(0, 1)
+      : request.messages.at(-1)?.role === 'tool'
+        ? []
+        : named;
+  return single ? chosen.slice(0, 1) : chosen;
 }
 
-function planText(request: ChatRequest, lead: string, seed: number, counter: TokenCountCache): TextPlan {
+/** Tools whose name occurs in the text, by first occurrence. */
+function mentioned(tools: readonly ToolDefinition[], text: string): ToolDefinition[] {
+  const found: Array<{ at: number; tool: ToolDefinition }> = [];
+  for (const tool of tools) {
+    if (tool.name === '') continue;
+    const at = text.indexOf(tool.name);
+    if (at !== -1) found.push({ at, tool });
+  }
+  return found.sort((left, right) => left.at - right.at).map((entry) => entry.tool);
+}
+
+function planText(request: ChatRequest, lead: string, seed: number, counter: TokenCountCache): ChoicePlan {
   const text = naturalText(request.model, lead, seed, counter);
   const stop = findStop(text, request.sampling.stopSequences);
   const maxTokens = request.sampling.maxOutputTokens ?? Number.POSITIVE_INFINITY;
@@ -117,14 +142,14 @@ function planText(request: ChatRequest, lead: string, seed: number, counter: Tok
   let position = 0;
   for (const piece of toPieces(text)) {
     if (outputTokens + piece.tokens > maxTokens)
-      return { kind: 'text', pieces, outputTokens, finishReason: { unified: 'length' } };
+      return { pieces, calls: [], outputTokens, finishReason: { unified: 'length' } };
     if (stop !== undefined && position + piece.text.length > stop.at) {
       const head = piece.text.slice(0, stop.at - position);
       if (head !== '') pieces.push({ text: head, tokens: piece.tokens });
       outputTokens += head === '' ? 0 : piece.tokens;
       return {
-        kind: 'text',
         pieces,
+        calls: [],
         outputTokens,
         finishReason: { unified: 'stop', stopSequence: stop.sequence },
       };
@@ -133,7 +158,7 @@ function planText(request: ChatRequest, lead: string, seed: number, counter: Tok
     outputTokens += piece.tokens;
     position += piece.text.length;
   }
-  return { kind: 'text', pieces, outputTokens, finishReason: { unified: 'stop' } };
+  return { pieces, calls: [], outputTokens, finishReason: { unified: 'stop' } };
 }
 
 /** The earliest match of any stop sequence (the first listed wins a tie). */
@@ -150,19 +175,25 @@ function findStop(
   return found;
 }
 
-function planTool(tool: ToolDefinition, deps: PlanDependencies): ToolPlan {
-  const args = JSON.stringify(sampleArguments(tool.parameters));
-  const fragments = splitFragments(args);
-  const outputTokens = deps.counter.count(tool.name) + deps.counter.count(args);
-  return {
-    kind: 'tool',
-    id: deps.newToolCallId(),
-    name: tool.name,
-    arguments: args,
-    fragments,
-    outputTokens,
-    finishReason: { unified: 'tool-calls' },
-  };
+/**
+ * A tool turn. Unforced (`auto`), the model first says what it is about to do, as real models do;
+ * forced (`required` or a named tool), it only calls.
+ */
+function planCalls(
+  request: ChatRequest,
+  tools: readonly ToolDefinition[],
+  deps: PlanDependencies,
+): ChoicePlan {
+  const forced = request.toolChoice?.type === 'required' || request.toolChoice?.type === 'tool';
+  const pieces = forced ? [] : toPieces(`Calling ${tools.map((tool) => tool.name).join(' and ')}.`);
+  let outputTokens = 0;
+  for (const piece of pieces) outputTokens += piece.tokens;
+  const calls = tools.map((tool): ToolCallPlan => {
+    const args = JSON.stringify(sampleArguments(tool.parameters));
+    outputTokens += deps.counter.count(tool.name) + deps.counter.count(args);
+    return { id: deps.newToolCallId(), name: tool.name, arguments: args, fragments: splitFragments(args) };
+  });
+  return { pieces, calls, outputTokens, finishReason: { unified: 'tool-calls' } };
 }
 
 /** ~8-character fragments, never splitting a surrogate pair. */
@@ -179,18 +210,61 @@ export function splitFragments(text: string): string[] {
   return fragments;
 }
 
+/** Every prompt token, block by block (the same blocks the prompt cache measures). */
 function countInputTokens(request: ChatRequest, counter: TokenCountCache): number {
   let total = 0;
-  for (const part of request.system) total += counter.count(part.text);
+  for (const block of promptBlocks(request, counter)) total += block.tokens;
+  return total;
+}
+
+/** One cacheable piece of the prompt, in the order families cache them: tools, system, messages. */
+export interface PromptBlock {
+  /** What identifies the block's content (markers excluded: they do not change the prefix). */
+  key: string;
+  tokens: number;
+  /** The block carries a B `cache_control` marker (its TTL; '' for the default). */
+  marker: string | undefined;
+}
+
+/** The prompt as cacheable blocks. Images count no tokens here but are part of the prefix. */
+export function promptBlocks(request: ChatRequest, counter: TokenCountCache): PromptBlock[] {
+  const blocks: PromptBlock[] = [];
+  const add = (key: string, tokens: number, cacheControl: { ttl?: string } | undefined): void => {
+    blocks.push({ key, tokens, marker: cacheControl === undefined ? undefined : (cacheControl.ttl ?? '') });
+  };
+  for (const tool of request.tools) {
+    const { cacheControl, ...definition } = tool;
+    const text = JSON.stringify(definition);
+    add(`tool:${text}`, counter.count(text), cacheControl);
+  }
+  for (const part of request.system) add(`system:${part.text}`, counter.count(part.text), part.cacheControl);
   for (const message of request.messages) {
     for (const part of message.content) {
-      if (part.type === 'text') total += counter.count(part.text);
-      else if (part.type === 'tool-call') total += counter.count(part.name) + counter.count(part.arguments);
-      else if (part.type === 'tool-result') {
-        for (const inner of part.content) if (inner.type === 'text') total += counter.count(inner.text);
+      if (part.type === 'text')
+        add(`${message.role}:${part.text}`, counter.count(part.text), part.cacheControl);
+      else if (part.type === 'image') add(`image:${imageKey(part)}`, 0, part.cacheControl);
+      else if (part.type === 'tool-call') {
+        const tokens = counter.count(part.name) + counter.count(part.arguments);
+        add(`call:${part.id}:${part.name}:${part.arguments}`, tokens, part.cacheControl);
+      } else {
+        let tokens = 0;
+        let key = `result:${part.callId}:${String(part.isError)}`;
+        for (const inner of part.content) {
+          if (inner.type === 'text') {
+            tokens += counter.count(inner.text);
+            key += `:text:${inner.text}`;
+          } else key += `:image:${imageKey(inner)}`;
+        }
+        // A marker inside a result's content marks the result as a whole here.
+        const marker = part.cacheControl ?? part.content.find((inner) => inner.cacheControl)?.cacheControl;
+        add(key, tokens, marker);
       }
     }
   }
-  if (request.tools.length > 0) total += counter.count(JSON.stringify(request.tools));
-  return total;
+  return blocks;
+}
+
+function imageKey(part: ImagePart): string {
+  const source = part.source;
+  return source.kind === 'base64' ? `${source.mediaType}:${source.data}` : source.url;
 }

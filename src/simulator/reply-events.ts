@@ -12,23 +12,26 @@ export interface ReplyMeta {
 export function toChatResponse(plan: ReplyPlan, meta: ReplyMeta): ChatResponse {
   const choices = plan.choices.map((choice, index) => ({
     index,
-    content: [toPart(choice)],
+    content: toParts(choice),
     finishReason: choice.finishReason,
   }));
   return { id: meta.id, model: meta.model, created: meta.created, choices, usage: plan.usage };
 }
 
-function toPart(choice: ChoicePlan): AssistantPart {
-  if (choice.kind === 'tool') {
-    return { type: 'tool-call', id: choice.id, name: choice.name, arguments: choice.arguments };
+function toParts(choice: ChoicePlan): AssistantPart[] {
+  const parts: AssistantPart[] = [];
+  if (choice.pieces.length > 0 || choice.calls.length === 0) {
+    let text = '';
+    for (const piece of choice.pieces) text += piece.text;
+    parts.push({ type: 'text', text });
   }
-  let text = '';
-  for (const piece of choice.pieces) text += piece.text;
-  return { type: 'text', text };
+  for (const call of choice.calls)
+    parts.push({ type: 'tool-call', id: call.id, name: call.name, arguments: call.arguments });
+  return parts;
 }
 
 /**
- * message-start (with the input side of usage), then per choice its block and finish, then the
+ * message-start (with the input side of usage), then per choice its blocks and finish, then the
  * final usage and message-end. Deltas are one per token piece / argument fragment.
  */
 export function* toStreamEvents(plan: ReplyPlan, meta: ReplyMeta): Generator<StreamEvent> {
@@ -45,15 +48,18 @@ export function* toStreamEvents(plan: ReplyPlan, meta: ReplyMeta): Generator<Str
 }
 
 function* choiceEvents(plan: ChoicePlan, choice: number): Generator<StreamEvent> {
-  const index = 0;
-  if (plan.kind === 'tool') {
-    yield { type: 'tool-call-start', choice, index, id: plan.id, name: plan.name };
-    for (const argumentsDelta of plan.fragments)
+  let index = 0;
+  if (plan.pieces.length > 0 || plan.calls.length === 0) {
+    yield { type: 'text-start', choice, index };
+    for (const piece of plan.pieces) yield { type: 'text-delta', choice, index, text: piece.text };
+    yield { type: 'text-end', choice, index };
+    index++;
+  }
+  for (const call of plan.calls) {
+    yield { type: 'tool-call-start', choice, index, id: call.id, name: call.name };
+    for (const argumentsDelta of call.fragments)
       yield { type: 'tool-call-delta', choice, index, argumentsDelta };
     yield { type: 'tool-call-end', choice, index };
-    return;
+    index++;
   }
-  yield { type: 'text-start', choice, index };
-  for (const piece of plan.pieces) yield { type: 'text-delta', choice, index, text: piece.text };
-  yield { type: 'text-end', choice, index };
 }

@@ -6,11 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FamilyCodec, HeaderMap, ResponseContext, SurfaceRoute } from '../families/codec.ts';
+import { checkCacheBreakpoints } from '../families/beta/encode-request.ts';
 import { codecList } from '../families/registry.ts';
-import { GatewayError, type ChatRequest, type FamilyId } from '../ir/index.ts';
+import { countCacheMarkers } from '../families/shared/cache-markers.ts';
+import { GatewayError, isJsonObject, type ChatRequest, type FamilyId } from '../ir/index.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import { readFaults, type Faults } from './faults.ts';
-import { planReply, type ReplyPlan } from './plan.ts';
+import { planReply, promptBlocks, type ReplyPlan } from './plan.ts';
+import { minimumCachedTokens, PromptCache } from './prompt-cache.ts';
 import { toChatResponse, toStreamEvents, type ReplyMeta } from './reply-events.ts';
 import { pause, streamBody, type StreamCounters, type StreamPacing } from './stream-body.ts';
 import { TokenCountCache } from './token-cache.ts';
@@ -85,11 +88,13 @@ class SimulatorEngine {
   readonly #generateId: (prefix: string) => string;
   readonly #pacing: StreamPacing;
   readonly #counter = new TokenCountCache();
+  readonly #cache: PromptCache;
 
   constructor(options: SimulatorOptions) {
     this.#codecs = options.codecs ?? codecList;
     this.#now = options.now ?? Date.now;
     this.#generateId = options.generateId ?? defaultGenerateId;
+    this.#cache = new PromptCache(this.#now);
     this.#pacing = {
       timeToFirstTokenMs: Math.max(0, options.timeToFirstTokenMs ?? 0),
       interTokenDelayMs: Math.max(0, options.interTokenDelayMs ?? 0),
@@ -141,11 +146,16 @@ class SimulatorEngine {
     faults: Faults,
     signal: AbortSignal,
   ): Promise<UpstreamResponse> {
+    // B's own rule, enforced as B does: a 5th cache breakpoint is a 400.
+    if (codec.id === 'beta') {
+      checkCacheBreakpoints(countCacheMarkers(request) + (automaticCacheTtl(request) === undefined ? 0 : 1));
+    }
     const callPrefix = toolCallIdPrefix[codec.id] ?? 'call_';
     const plan = planReply(request, {
       counter: this.#counter,
       newToolCallId: () => this.#generateId(callPrefix),
     });
+    this.#applyCache(codec.id, request, plan);
     const meta: ReplyMeta = {
       id: this.#generateId(responseIdPrefix[codec.id] ?? ''),
       model: request.model,
@@ -178,6 +188,28 @@ class SimulatorEngine {
     });
   }
 
+  /**
+   * Prompt caching as the family does it (see prompt-cache.ts). Skipped without a marker when the
+   * prompt is too short to cache, so short prompts (benchmarks) pay nothing for it.
+   */
+  #applyCache(family: FamilyId, request: ChatRequest, plan: ReplyPlan): void {
+    const explicit = family === 'beta';
+    const automatic = explicit ? automaticCacheTtl(request) : undefined;
+    const blocks =
+      plan.usage.inputTokens >= minimumCachedTokens ||
+      (explicit && (automatic !== undefined || countCacheMarkers(request) > 0))
+        ? promptBlocks(request, this.#counter)
+        : undefined;
+    if (blocks === undefined) return;
+    const figures = this.#cache.measure(request.model, blocks, {
+      explicit,
+      granularity: family === 'alpha' ? 128 : 1,
+      automaticTtl: automatic,
+    });
+    plan.usage.cacheReadTokens = figures.readTokens;
+    plan.usage.cacheWriteTokens = figures.writeTokens;
+  }
+
   /** A non-streamed reply arrives when the whole stream would have finished. */
   #generationMs(plan: ReplyPlan): number {
     if (plan.chunkCount === 0) return 0;
@@ -193,6 +225,13 @@ function checkCredentials(matched: Matched, headers: HeaderMap): GatewayError | 
     return new GatewayError('authentication', 'simulator: no API key was sent (any value is accepted)');
   }
   return codec.checkHeaders(headers);
+}
+
+/** B's top-level `cache_control` (automatic caching): its TTL ('' = default), or undefined. */
+function automaticCacheTtl(request: ChatRequest): string | undefined {
+  const marker = request.extensions.beta?.cache_control;
+  if (!isJsonObject(marker)) return undefined;
+  return typeof marker.ttl === 'string' ? marker.ttl : '';
 }
 
 function errorResponse(codec: FamilyCodec, error: GatewayError): UpstreamResponse {

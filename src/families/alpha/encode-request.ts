@@ -51,10 +51,33 @@ function encodeToolChoice(choice: ToolChoice): AlphaToolChoice {
   return choice.type === 'tool' ? { type: 'function', function: { name: choice.name } } : choice.type;
 }
 
+/** A's function-name rule (`a-z A-Z 0-9 _ -`, at most 64), checked so a bad name is a clear 400. */
+const alphaToolName = /^[a-zA-Z0-9_-]{1,64}$/;
+
+function checkToolName(name: string, position: number): void {
+  if (alphaToolName.test(name)) return;
+  throw invalidRequest(
+    `tools[${position}].name: alpha models accept function names of 1 to 64 letters, digits, "_" or "-", not ${JSON.stringify(name)}`,
+    `tools[${position}].name`,
+  );
+}
+
+/** A functions take an object schema; a schema without a type is one. */
+function parametersSchema(parameters: JsonObject, position: number): JsonObject {
+  if (parameters.type === undefined) return { type: 'object', ...parameters };
+  if (parameters.type === 'object') return parameters;
+  throw invalidRequest(
+    `tools[${position}].parameters: alpha models take function parameters only as an object schema, not type ${JSON.stringify(parameters.type)}`,
+    `tools[${position}].parameters`,
+  );
+}
+
 /** A rejects `tool_choice` and `parallel_tool_calls` without `tools`, so they go only with tools. */
 function encodeTools(request: ChatRequest, body: JsonObject): void {
   if (request.tools.length === 0) return;
-  body.tools = request.tools.map((tool): AlphaTool => {
+  body.tools = request.tools.map((definition, position): AlphaTool => {
+    checkToolName(definition.name, position);
+    const tool = { ...definition, parameters: parametersSchema(definition.parameters, position) };
     const fn: AlphaTool['function'] =
       tool.description === undefined
         ? { name: tool.name, parameters: tool.parameters }

@@ -67,8 +67,15 @@ export function decodeRequest(input: SurfaceInput): ChatRequest {
     extension.safetySettings = requireArray(body.safetySettings, 'safetySettings');
   }
   request.tools = decodeTools(body.tools, extension);
-  const toolChoice = decodeToolConfig(body.toolConfig, extension, input.lenient === true);
-  if (toolChoice !== undefined) request.toolChoice = toolChoice;
+  const config = decodeToolConfig(body.toolConfig, extension, input.lenient === true);
+  if (config !== undefined) {
+    request.toolChoice = config.choice;
+    // `ANY` limited to several names: other families force "some tool", so only those are offered.
+    if (config.allowed !== undefined) {
+      const allowed = new Set(config.allowed);
+      request.tools = request.tools.filter((tool) => allowed.has(tool.name));
+    }
+  }
   if (Object.keys(extension).length > 0) request.extensions = { gamma: extension };
   return request;
 }
@@ -159,7 +166,13 @@ function decodeDeclaration(value: unknown, path: string): ToolDefinition {
   return tool;
 }
 
-function decodeToolConfig(value: unknown, extension: JsonObject, lenient: boolean): ToolChoice | undefined {
+interface ToolConfig {
+  choice: ToolChoice;
+  /** `ANY` with several `allowedFunctionNames`: the tools the model may choose among. */
+  allowed?: string[];
+}
+
+function decodeToolConfig(value: unknown, extension: JsonObject, lenient: boolean): ToolConfig | undefined {
   if (value === undefined || value === null) return undefined;
   const { functionCallingConfig, ...rest } = requireObject(value, 'toolConfig');
   if (Object.keys(rest).length > 0) extension.toolConfig = rest;
@@ -170,18 +183,21 @@ function decodeToolConfig(value: unknown, extension: JsonObject, lenient: boolea
   const allowed =
     names === undefined || names === null
       ? []
-      : requireArray(names, 'toolConfig.functionCallingConfig.allowedFunctionNames');
+      : requireArray(names, 'toolConfig.functionCallingConfig.allowedFunctionNames').map((name, index) =>
+          requireString(name, `toolConfig.functionCallingConfig.allowedFunctionNames[${index}]`),
+        );
   switch (mode) {
     case 'MODE_UNSPECIFIED':
       return undefined;
     case 'AUTO':
     case 'VALIDATED':
-      return { type: 'auto' };
+      return { choice: { type: 'auto' } };
     case 'NONE':
-      return { type: 'none' };
+      return { choice: { type: 'none' } };
     case 'ANY': {
       const only = allowed.length === 1 ? allowed[0] : undefined;
-      return typeof only === 'string' ? { type: 'tool', name: only } : { type: 'required' };
+      if (only !== undefined) return { choice: { type: 'tool', name: only } };
+      return allowed.length > 1 ? { choice: { type: 'required' }, allowed } : { choice: { type: 'required' } };
     }
     default:
       // A mode newer than this codec: the same-family upstream may know it (lenient); anyone else cannot.

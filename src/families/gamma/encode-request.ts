@@ -2,6 +2,7 @@
 import { invalidRequest, isJsonObject } from '../../ir/index.ts';
 import type { ChatRequest, JsonObject, Sampling, ToolChoice, ToolDefinition } from '../../ir/index.ts';
 import type { UpstreamRequest, UpstreamTarget } from '../codec.ts';
+import { cacheMarkerWarning } from '../shared/cache-markers.ts';
 import { droppedExtensionWarnings } from '../shared/warnings.ts';
 import { encodeContents } from './encode-contents.ts';
 import { sanitiseParameters } from './schema.ts';
@@ -22,7 +23,7 @@ export function upstreamHeaders(target: UpstreamTarget): Record<string, string> 
 }
 
 export function encodeRequest(request: ChatRequest, target: UpstreamTarget): UpstreamRequest {
-  const warnings: string[] = [];
+  const warnings: string[] = cacheMarkerWarning(request, 'gamma');
   const contents = encodeContents(request.messages);
   if (contents.length === 0)
     throw invalidRequest('messages: gamma models need at least one user or model message', 'messages');
@@ -31,7 +32,7 @@ export function encodeRequest(request: ChatRequest, target: UpstreamTarget): Ups
   if (system.length > 0) body.systemInstruction = { parts: system };
   const generationConfig = encodeSampling(request.sampling);
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
-  if (request.tools.length > 0) body.tools = [{ functionDeclarations: request.tools.map(encodeTool) }];
+  if (request.tools.length > 0) body.tools = [{ functionDeclarations: request.tools.map((tool, position) => encodeTool(tool, position)) }];
   if (request.toolChoice !== undefined)
     body.toolConfig = { functionCallingConfig: encodeToolChoice(request.toolChoice) };
   if (request.parallelToolCalls === false) {
@@ -74,10 +75,20 @@ function encodeSampling(sampling: Sampling): JsonObject {
   return config;
 }
 
-function encodeTool(tool: ToolDefinition): GammaFunctionDeclaration {
+/** C's function-name rule: a letter or `_` first, then letters, digits, `_ . : -`, at most 128. */
+const gammaToolName = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$/;
+
+function encodeTool(tool: ToolDefinition, position: number): GammaFunctionDeclaration {
+  const path = `tools[${position}]`;
+  if (!gammaToolName.test(tool.name)) {
+    throw invalidRequest(
+      `${path}.name: gamma models accept function names that start with a letter or "_" and hold up to 128 letters, digits, "_", ".", ":" or "-", not ${JSON.stringify(tool.name)}`,
+      `${path}.name`,
+    );
+  }
   const declaration: GammaFunctionDeclaration = { name: tool.name };
   if (tool.description !== undefined) declaration.description = tool.description;
-  const parameters = sanitiseParameters(tool.parameters);
+  const parameters = sanitiseParameters(tool.parameters, `${path}.parameters`);
   if (parameters !== undefined) declaration.parameters = parameters;
   return declaration;
 }

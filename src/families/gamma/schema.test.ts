@@ -56,14 +56,56 @@ test('a tool without arguments sends no parameters (C rejects an OBJECT with emp
   assert.equal(sanitiseParameters({ type: 'object', additionalProperties: false }), undefined);
 });
 
-test('recursive $ref stops at a bare object; absurd nesting is a 400', () => {
-  const recursive: JsonObject = {
-    type: 'object',
-    properties: { node: { $ref: '#/definitions/Node' } },
-    definitions: { Node: { type: 'object', properties: { next: { $ref: '#/definitions/Node' } } } },
+test('what C cannot state is a 400 naming the place: recursion, other refs, tuples, null-only, non-object root, nesting', () => {
+  const rejects = (schema: JsonObject, message: string): void => {
+    assert.throws(
+      () => sanitiseParameters(schema, 'tools[0].parameters'),
+      (error: unknown) =>
+        error instanceof GatewayError && error.kind === 'invalid_request' && error.message === message,
+    );
   };
-  const out = JSON.stringify(sanitiseParameters(recursive));
-  assert.ok(!out.includes('$ref'));
+  rejects(
+    {
+      type: 'object',
+      properties: { node: { $ref: '#/definitions/Node' } },
+      definitions: { Node: { type: 'object', properties: { next: { $ref: '#/definitions/Node' } } } },
+    },
+    'tools[0].parameters.properties.node.properties.next.$ref: gamma models cannot express the recursive definition "Node" in tool parameters',
+  );
+  rejects(
+    { type: 'object', properties: { a: { $ref: 'https://example.com/a.json' } } },
+    'tools[0].parameters.properties.a.$ref: gamma models cannot express the reference "https://example.com/a.json" (only #/$defs/… and #/definitions/… are inlined) in tool parameters',
+  );
+  rejects(
+    { type: 'object', properties: { a: { $ref: '#/$defs/Missing' } } },
+    'tools[0].parameters.properties.a.$ref: gamma models cannot express the reference "#/$defs/Missing": no such definition in tool parameters',
+  );
+  rejects(
+    { type: 'object', properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }] } } },
+    'tools[0].parameters.properties.pair: gamma models cannot express tuples (prefixItems or items as a list) in tool parameters',
+  );
+  rejects(
+    { type: 'object', properties: { pair: { type: 'array', items: [{ type: 'string' }] } } },
+    'tools[0].parameters.properties.pair: gamma models cannot express tuples (prefixItems or items as a list) in tool parameters',
+  );
+  rejects(
+    { type: 'object', properties: { nothing: { type: 'null' } } },
+    'tools[0].parameters.properties.nothing.type: gamma models cannot express a value that can only be null in tool parameters',
+  );
+  rejects(
+    { type: 'string' },
+    'tools[0].parameters.type: gamma models cannot express a "string" root (arguments are an object) in tool parameters',
+  );
+  // A definition used twice side by side is not recursion: both copies are inlined.
+  const shared = sanitiseParameters({
+    type: 'object',
+    $defs: { P: { type: 'object', properties: { x: { type: 'number' } } } },
+    properties: { a: { $ref: '#/$defs/P' }, b: { $ref: '#/$defs/P' } },
+  });
+  assert.deepEqual(shared?.properties, {
+    a: { type: 'OBJECT', properties: { x: { type: 'NUMBER' } } },
+    b: { type: 'OBJECT', properties: { x: { type: 'NUMBER' } } },
+  });
   let deep: JsonObject = { type: 'string' };
   for (let level = 0; level < 100; level++) deep = { type: 'array', items: deep };
   assert.throws(

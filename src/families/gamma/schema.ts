@@ -5,18 +5,20 @@
  * Encoder approach (JSON Schema → C): WHITELIST + REWRITE into `parameters`, not `parametersJsonSchema`
  * (whose accepted keywords the family does not document). Keys C lacks are rewritten where a close
  * equivalent exists (type arrays with null / null members of anyOf → `nullable`, oneOf → anyOf, allOf
- * merged, const → enum, exclusive bounds → inclusive, local `$ref` inlined) and dropped otherwise
- * (additionalProperties, $schema, $id, patternProperties, propertyNames, multipleOf, uniqueItems,
- * not, if/then/else, …). Schema drops are not reported as warnings: every A strict-mode tool carries
- * `additionalProperties:false`, so a warning would fire on nearly every translated request.
+ * merged, const → enum, exclusive bounds → inclusive, local `$ref` inlined). Refinements that only
+ * narrow what is valid are relaxed (dropped): additionalProperties, $schema, $id, patternProperties,
+ * propertyNames, multipleOf, uniqueItems, not, if/then/else, non-string enums… — the model's
+ * arguments still have the client's shape. Schema drops are not reported as warnings: every A
+ * strict-mode tool carries `additionalProperties:false`, so a warning would fire on nearly every
+ * translated request. What C cannot state at all is a 400 naming the place, before anything goes
+ * upstream: a root that is not an object, a recursive or non-local `$ref`, tuples (`prefixItems`,
+ * `items` as a list) and a lone `type: "null"`.
  *
  * Decoder (C → IR): lower-case the types and turn `nullable` into a JSON Schema type array.
  */
 import { invalidRequest, isJsonObject, type JsonObject, type JsonValue } from '../../ir/index.ts';
 
 const maxDepth = 64;
-/** How many `$ref` expansions one path may nest; recursive definitions stop here as a bare object. */
-const maxRefDepth = 8;
 
 /** Keys C accepts that need no rewriting. */
 const plainKeys: ReadonlySet<string> = new Set([
@@ -84,28 +86,44 @@ function normaliseProperties(properties: JsonObject, depth: number): JsonObject 
 
 interface SanitiseState {
   definitions: JsonObject;
-  refDepth: number;
+  /** Definitions being inlined on the current path: meeting one again means recursion. */
+  expanding: readonly string[];
 }
 
-/** `parameters` for a function declaration; undefined when the tool takes no arguments (C rejects empty OBJECT properties). */
-export function sanitiseParameters(schema: JsonObject): JsonObject | undefined {
+function cannotExpress(path: string, what: string): never {
+  throw invalidRequest(`${path}: gamma models cannot express ${what} in tool parameters`, path);
+}
+
+/**
+ * `parameters` for a function declaration; undefined when the tool takes no arguments (C rejects
+ * empty OBJECT properties). `path` names the schema in 400 messages (e.g. `tools[0].parameters`).
+ */
+export function sanitiseParameters(schema: JsonObject, path = 'parameters'): JsonObject | undefined {
+  if (schema.type !== undefined && schema.type !== 'object' && schema.type !== 'OBJECT') {
+    cannotExpress(`${path}.type`, `a ${JSON.stringify(schema.type)} root (arguments are an object)`);
+  }
   const definitions: JsonObject = {
     ...(isJsonObject(schema.definitions) ? schema.definitions : {}),
     ...(isJsonObject(schema.$defs) ? schema.$defs : {}),
   };
-  const out = sanitise(schema, { definitions, refDepth: 0 }, 0);
-  if (out.type === 'OBJECT' && out.properties === undefined) return undefined;
+  const out = sanitise(schema, { definitions, expanding: [] }, 0, path);
+  out.type = 'OBJECT';
+  if (out.properties === undefined) return undefined;
   return out;
 }
 
-function sanitise(schema: JsonObject, state: SanitiseState, depth: number): JsonObject {
-  tooDeep(depth);
-  const resolved = resolveRef(schema, state);
+function sanitise(schema: JsonObject, state: SanitiseState, depth: number, path: string): JsonObject {
+  if (depth > maxDepth) throw invalidRequest(`${path}: parameter schema is nested too deeply`, path);
+  const resolved = resolveRef(schema, state, depth, path);
   if (resolved !== undefined) return resolved;
+  if (schema.prefixItems !== undefined || Array.isArray(schema.items)) {
+    cannotExpress(path, 'tuples (prefixItems or items as a list)');
+  }
+  if (schema.type === 'null') cannotExpress(`${path}.type`, 'a value that can only be null');
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(schema)) {
     if (plainKeys.has(key)) out[key] = value;
-    else applyKey(out, key, value, state, depth);
+    else applyKey(out, key, value, state, depth, path);
   }
   if (out.enum !== undefined && out.type === undefined) out.type = 'STRING';
   if (Array.isArray(out.required) && isJsonObject(out.properties)) {
@@ -115,23 +133,41 @@ function sanitise(schema: JsonObject, state: SanitiseState, depth: number): Json
   return out;
 }
 
-/** `$ref: "#/$defs/X"` (or `#/definitions/X`) is inlined, sibling keys winning; other refs become a bare object. */
-function resolveRef(schema: JsonObject, state: SanitiseState): JsonObject | undefined {
-  if (typeof schema.$ref !== 'string') return undefined;
-  const name = schema.$ref.replace(/^#\/(\$defs|definitions)\//, '');
+/** `$ref: "#/$defs/X"` (or `#/definitions/X`) is inlined, sibling keys winning; anything else is a 400. */
+function resolveRef(
+  schema: JsonObject,
+  state: SanitiseState,
+  depth: number,
+  path: string,
+): JsonObject | undefined {
+  const ref = schema.$ref;
+  if (ref === undefined) return undefined;
+  const match = typeof ref === 'string' ? localRef.exec(ref) : null;
+  const name = match?.[2];
+  if (name === undefined) cannotExpress(`${path}.$ref`, `the reference ${JSON.stringify(ref)} (only #/$defs/… and #/definitions/… are inlined)`);
   const target = state.definitions[name];
+  if (!isJsonObject(target)) cannotExpress(`${path}.$ref`, `the reference ${JSON.stringify(ref)}: no such definition`);
+  if (state.expanding.includes(name)) cannotExpress(`${path}.$ref`, `the recursive definition ${JSON.stringify(name)}`);
   const { $ref: _ref, ...siblings } = schema;
-  if (!isJsonObject(target) || state.refDepth >= maxRefDepth)
-    return { type: 'OBJECT', ...sanitiseSiblings(siblings, state) };
-  const inner = sanitise(target, { definitions: state.definitions, refDepth: state.refDepth + 1 }, 0);
-  return { ...inner, ...sanitiseSiblings(siblings, state) };
+  const inner = sanitise(
+    target,
+    { definitions: state.definitions, expanding: [...state.expanding, name] },
+    depth + 1,
+    path,
+  );
+  return Object.keys(siblings).length === 0 ? inner : { ...inner, ...sanitise(siblings, state, depth + 1, path) };
 }
 
-function sanitiseSiblings(siblings: JsonObject, state: SanitiseState): JsonObject {
-  return Object.keys(siblings).length === 0 ? {} : sanitise(siblings, state, 1);
-}
+const localRef = /^#\/(\$defs|definitions)\/([^/]+)$/;
 
-function applyKey(out: JsonObject, key: string, value: JsonValue, state: SanitiseState, depth: number): void {
+function applyKey(
+  out: JsonObject,
+  key: string,
+  value: JsonValue,
+  state: SanitiseState,
+  depth: number,
+  path: string,
+): void {
   switch (key) {
     case 'type':
       applyType(out, value);
@@ -143,7 +179,7 @@ function applyKey(out: JsonObject, key: string, value: JsonValue, state: Sanitis
       if (typeof value === 'string' && allowedFormats.has(value)) out.format = value;
       return;
     case 'enum':
-      // C enums hold strings only; a numeric enum is dropped rather than sent and rejected.
+      // C enums hold strings only; a numeric enum is relaxed to its type.
       if (Array.isArray(value) && value.every((item) => typeof item === 'string')) out.enum = value;
       return;
     case 'const':
@@ -157,7 +193,7 @@ function applyKey(out: JsonObject, key: string, value: JsonValue, state: Sanitis
       if (Array.isArray(value)) out.required = value;
       return;
     default:
-      applyNested(out, key, value, state, depth);
+      applyNested(out, key, value, state, depth, path);
   }
 }
 
@@ -167,19 +203,23 @@ function applyNested(
   value: JsonValue,
   state: SanitiseState,
   depth: number,
+  path: string,
 ): void {
   if (key === 'properties' && isJsonObject(value)) {
     const properties: JsonObject = {};
     for (const [name, property] of Object.entries(value)) {
-      if (isJsonObject(property)) properties[name] = sanitise(property, state, depth + 1);
+      if (isJsonObject(property))
+        properties[name] = sanitise(property, state, depth + 1, `${path}.properties.${name}`);
     }
     if (Object.keys(properties).length > 0) out.properties = properties;
   } else if (key === 'items' && isJsonObject(value)) {
-    out.items = sanitise(value, state, depth + 1);
+    out.items = sanitise(value, state, depth + 1, `${path}.items`);
   } else if ((key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) {
-    applyAnyOf(out, value, state, depth);
+    applyAnyOf(out, value, state, depth, `${path}.${key}`);
   } else if (key === 'allOf' && Array.isArray(value)) {
-    for (const member of value) if (isJsonObject(member)) mergeInto(out, sanitise(member, state, depth + 1));
+    value.forEach((member, position) => {
+      if (isJsonObject(member)) mergeInto(out, sanitise(member, state, depth + 1, `${path}.allOf[${position}]`));
+    });
   }
   // Everything else (additionalProperties, $schema, $defs, patternProperties, …) is dropped.
 }
@@ -199,13 +239,19 @@ function applyType(out: JsonObject, value: JsonValue): void {
 }
 
 /** Null members become `nullable`; a single remaining member is merged into the parent. */
-function applyAnyOf(out: JsonObject, members: JsonValue[], state: SanitiseState, depth: number): void {
+function applyAnyOf(
+  out: JsonObject,
+  members: JsonValue[],
+  state: SanitiseState,
+  depth: number,
+  path: string,
+): void {
   const kept: JsonObject[] = [];
-  for (const member of members) {
-    if (!isJsonObject(member)) continue;
+  members.forEach((member, position) => {
+    if (!isJsonObject(member)) return;
     if (member.type === 'null') out.nullable = true;
-    else kept.push(sanitise(member, state, depth + 1));
-  }
+    else kept.push(sanitise(member, state, depth + 1, `${path}[${position}]`));
+  });
   if (kept.length === 1 && kept[0] !== undefined) mergeInto(out, kept[0]);
   else if (kept.length > 1) out.anyOf = kept;
 }
