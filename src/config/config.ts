@@ -16,6 +16,11 @@ export interface TimeoutConfig {
   idleMs: number;
 }
 
+export interface RateLimitConfig {
+  requestsPerMinute: number;
+  tokensPerMinute: number;
+}
+
 export interface SimulatorConfig {
   timeToFirstTokenMs: number;
   interTokenDelayMs: number;
@@ -29,6 +34,12 @@ export interface Config {
   databasePath: string;
   /** Client keys from MODELGATE_KEYS (plain; hashed on load, never logged). */
   staticKeys: string[];
+  /** MODELGATE_ADMIN_KEY: opens `/admin/…`; undefined keeps it closed. Never logged. */
+  adminKey: string | undefined;
+  /** Requests and tokens per minute per client key and model family (a key may override both). */
+  rateLimits: Record<FamilyId, RateLimitConfig>;
+  /** On shutdown, how long requests in flight may take to finish before they are cut. */
+  drainTimeoutMs: number;
   upstreams: Record<FamilyId, UpstreamConfig>;
   models: ModelEntry[];
   /** alias → catalog name. */

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { familyIds, type FamilyId } from '../ir/index.ts';
 import { defaultCatalog, defaultPricing, type ModelEntry } from './catalog.ts';
 import type { Config, UpstreamConfig } from './config.ts';
+import type { RateLimitConfig } from './config.ts';
 
 const positiveInteger = z.number().int().positive();
 const price = z.number().nonnegative();
@@ -72,6 +73,13 @@ const fileSchema = z.strictObject({
     })
     .optional(),
   logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional(),
+  limits: z
+    .partialRecord(
+      family,
+      z.strictObject({ rpm: positiveInteger.optional(), tpm: positiveInteger.optional() }),
+    )
+    .optional(),
+  shutdown: z.strictObject({ drainTimeoutMs: z.number().int().min(0).optional() }).optional(),
 });
 
 type ConfigFile = z.infer<typeof fileSchema>;
@@ -131,7 +139,39 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
         environmentInteger(environment, 'SIMULATOR_TOKEN_DELAY_MS') ?? file.simulator?.interTokenDelayMs ?? 0,
     },
     logLevel: logLevel(environment.LOG_LEVEL) ?? file.logLevel ?? 'info',
+    ...keyPolicyConfig(file, environment),
   };
+}
+
+/** The spec's rate-limit table (requests and tokens per minute per family). */
+const defaultRateLimits: Record<FamilyId, RateLimitConfig> = {
+  alpha: { requestsPerMinute: 500, tokensPerMinute: 10_000 },
+  beta: { requestsPerMinute: 50, tokensPerMinute: 100_000 },
+  gamma: { requestsPerMinute: 60, tokensPerMinute: 32_000 },
+};
+
+/** Issue #4: the admin key, per-family rate limits, the shutdown drain. */
+function keyPolicyConfig(
+  file: ConfigFile,
+  environment: Environment,
+): Pick<Config, 'adminKey' | 'rateLimits' | 'drainTimeoutMs'> {
+  const adminKey = nonEmpty(environment.MODELGATE_ADMIN_KEY);
+  if (adminKey !== undefined && adminKey.length < 16)
+    throw new ConfigError('MODELGATE_ADMIN_KEY must be at least 16 characters');
+  if (
+    adminKey !== undefined &&
+    (environment.MODELGATE_KEYS ?? '').split(',').some((key) => key.trim() === adminKey)
+  )
+    throw new ConfigError('MODELGATE_ADMIN_KEY must differ from every client key in MODELGATE_KEYS');
+  const rateLimits = {} as Record<FamilyId, RateLimitConfig>;
+  for (const id of familyIds) {
+    const own = file.limits?.[id];
+    rateLimits[id] = {
+      requestsPerMinute: own?.rpm ?? defaultRateLimits[id].requestsPerMinute,
+      tokensPerMinute: own?.tpm ?? defaultRateLimits[id].tokensPerMinute,
+    };
+  }
+  return { adminKey, rateLimits, drainTimeoutMs: file.shutdown?.drainTimeoutMs ?? 30_000 };
 }
 
 function buildUpstreams(file: ConfigFile, environment: Environment): Record<FamilyId, UpstreamConfig> {

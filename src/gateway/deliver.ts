@@ -1,26 +1,36 @@
 /**
  * Delivery: call the upstream for a prepared request and answer the client in the surface's
  * shape — JSON or a piped stream, translated or passed through, one call or an `n` fan-out.
- * Throws a `GatewayError` when nothing was sent to the client yet; once an answer has started,
+ *
+ * Attempts follow the model's `AttemptPlan` (deployments, retries, fallbacks). An attempt may be
+ * followed by another only while nothing reached the client and the upstream sent no body byte.
+ * Throws a `GatewayError` when nothing was sent to the client; once an answer has started,
  * failures end it in-band and are reported in the returned `Delivery`.
  */
+import { setTimeout as delay } from 'node:timers/promises';
+import type { ModelEntry } from '../config/catalog.ts';
 import type { FamilyCodec, HeaderMap, UpstreamRequest } from '../families/codec.ts';
-import {
-  isJsonObject,
-  type ChatRequest,
-  type GatewayError,
-  type JsonObject,
-  type Usage,
-} from '../ir/index.ts';
+import { GatewayError, isJsonObject, type ChatRequest, type JsonObject, type Usage } from '../ir/index.ts';
+import { AttemptPlan, type AttemptFailure, type Step } from '../routing/attempt-plan.ts';
+import type { ModelRoute } from '../routing/deployment.ts';
+import { isRetryableStatus, isUnhealthyStatus, retryAfterMs } from '../routing/retry-policy.ts';
 import { costUsd, formatUsd } from '../usage/cost.ts';
+import { toGatewayError } from '../upstream/http-transport.ts';
+import { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import type { AttemptRecord, ChatCall } from './chat-call.ts';
-import { decodeContext, parseUpstreamJson } from './decode-context.ts';
+import { decodeContext, parseUpstreamJson, readBodyText } from './decode-context.ts';
 import { fanOutResponse, fanOutStream } from './fan-out.ts';
 import type { PreparedRequest } from './prepare-request.ts';
 import type { ResponseHeaders } from './response-sink.ts';
-import { scrubSecret, streamPassThrough, streamTranslated, type StreamOutcome } from './stream-pipeline.ts';
-import type { UpstreamRoute } from './upstreams.ts';
+import {
+  scrubSecret,
+  streamPassThrough,
+  streamTranslated,
+  type StreamControl,
+  type StreamOutcome,
+} from './stream-pipeline.ts';
+import { validateAgainstCatalog } from './validate-request.ts';
 
 export interface Delivery {
   stream: boolean;
@@ -31,86 +41,363 @@ export interface Delivery {
   completed: boolean;
   /** Why an answer that had started did not complete. */
   error: GatewayError | undefined;
+  /** Catalog name of the model that answered (a fallback's when the model's deployments failed). */
+  servedBy: string;
+  /** Upstream calls made for this request (retries and fallbacks included; a fan-out counts once). */
+  attempts: number;
 }
 
 const costHeader = 'x-modelgate-cost-usd';
+const servedByHeader = 'x-modelgate-served-by';
+
+/** One planned call: where it goes and the request as that model and family take it. */
+interface Attempt {
+  step: Step;
+  entry: ModelEntry;
+  codec: FamilyCodec;
+  request: ChatRequest;
+  passThrough: boolean;
+  /** Routing notes for the `warning` header (a fallback's lowered output cap). */
+  notes: string[] | undefined;
+  /** Upstream calls for the `n` candidates (1 unless the family returns one per call). */
+  calls: number;
+  upstreamRequest: UpstreamRequest;
+}
+
+type SendResult = { ok: true; response: UpstreamResponse } | { ok: false; failure: AttemptFailure };
 
 export async function deliver(
   call: ChatCall,
   prepared: PreparedRequest,
-  upstream: UpstreamRoute,
+  route: ModelRoute,
 ): Promise<Delivery> {
-  const candidates = prepared.request.sampling.candidateCount ?? 1;
-  if (candidates > 1 && !prepared.target.capabilities.multipleCandidates) {
-    return fanOut(call, prepared, upstream, candidates);
+  const plan = new AttemptPlan(route, route.retry, route.clock, isRehearsal(call.headers));
+  const strict: StrictDecode = { request: undefined };
+  for (;;) {
+    const step = plan.next();
+    if (step === undefined) throw plan.finalError();
+    if (step.waitMs > 0 && !(await pause(step.waitMs, call.signal))) throw clientGone();
+    const attempt = attemptFor(call, prepared, step, strict);
+    if (attempt instanceof GatewayError) {
+      plan.skipModel(attempt);
+      continue;
+    }
+    const delivery = await runAttempt(call, prepared, plan, attempt);
+    if (delivery !== undefined) return delivery;
   }
-  const { request, target, context } = prepared;
-  const upstreamRequest = prepared.passThrough
-    ? target.passThrough.encodeRequest(call.body as JsonObject, request, upstream.target, call.headers)
-    : target.encodeRequest(request, upstream.target);
-  const response = await send(call, upstream, upstreamRequest, target);
-  const headers = warningHeaders(upstreamRequest.warnings);
-  if (request.stream) {
-    call.sink.startStream(headers, [costHeader]);
-    const decoder = target.createStreamDecoder(decodeContext);
-    const stream = { surface: call.surface, decoder, context, secret: upstream.target.apiKey };
-    const outcome = prepared.passThrough
-      ? await streamPassThrough(
-          { ...stream, upstreamModel: prepared.entry.upstreamModel },
-          response,
-          call.sink,
-          call.signal,
-        )
-      : await streamTranslated(stream, response, call.sink, call.signal);
-    return endStream(call, prepared, outcome);
-  }
-  const upstreamBody = parseUpstreamJson(await response.text());
-  const decoded = target.decodeResponse(upstreamBody, decodeContext);
-  const body =
-    prepared.passThrough && isJsonObject(upstreamBody)
-      ? call.surface.passThrough.rewriteResponse(upstreamBody, context)
-      : call.surface.encodeResponse({ ...decoded, model: context.model }, context);
-  const cost = costUsd(decoded.usage, prepared.entry.pricing);
-  call.sink.sendJson(200, JSON.stringify(body), { ...headers, [costHeader]: formatUsd(cost) });
-  return { stream: false, usage: decoded.usage, costUsd: cost, completed: true, error: undefined };
 }
 
-/** Sends one upstream request; a non-2xx answer becomes the thrown, client-safe error. */
-export async function send(
+/** The client's request decoded strictly (for translation), when the first decode was lenient. */
+interface StrictDecode {
+  request: ChatRequest | GatewayError | undefined;
+}
+
+/**
+ * The request as `step`'s model and family take it. The common case (the model itself, its own
+ * family) is the prepared request unchanged. A fallback gets its catalog checks (its output cap
+ * lowered to its maximum, with a note); a request it cannot take skips it (the error is returned).
+ */
+function attemptFor(
   call: ChatCall,
-  upstream: UpstreamRoute,
-  request: UpstreamRequest,
-  target: FamilyCodec,
-): Promise<UpstreamResponse> {
-  forwardSimulationHeaders(call.headers, request);
-  const startedAt = Date.now();
-  const started = performance.now();
-  const attempt: AttemptRecord = {
-    model: upstream.entry.name,
-    family: upstream.entry.family,
-    upstreamModel: upstream.target.model,
-    status: 0,
-    startedAt,
-    headersMs: undefined,
-  };
-  let response: UpstreamResponse;
+  prepared: PreparedRequest,
+  step: Step,
+  strict: StrictDecode,
+): Attempt | GatewayError {
+  const entry = step.route.entry;
+  const codec = step.deployment.codec;
+  if (entry === prepared.entry && codec === prepared.target) {
+    // The common case: the prepared request as is. A refusal by the codec is the client's error.
+    return encoded(call, step, prepared.request, prepared.passThrough, undefined);
+  }
+  const primary = entry === prepared.entry;
   try {
-    response = await upstream.transport.send(upstream.baseUrl, request, call.signal);
+    let base = prepared.request;
+    if (prepared.passThrough) {
+      // Decoded leniently for pass-through (content the IR cannot carry skipped): translation needs it all.
+      strict.request ??= decodeStrictly(call);
+      if (strict.request instanceof GatewayError) throw strict.request;
+      base = strict.request;
+    }
+    const request: ChatRequest = { ...base, sampling: { ...base.sampling } };
+    let notes: string[] | undefined;
+    if (!primary) {
+      const asked = request.sampling.maxOutputTokens;
+      if (asked !== undefined && asked > entry.maxOutputTokens) {
+        request.sampling.maxOutputTokens = entry.maxOutputTokens;
+        notes = [
+          `max output lowered from ${asked} to ${entry.maxOutputTokens} for the fallback ${entry.name}`,
+        ];
+      }
+      validateAgainstCatalog(request, entry);
+    }
+    if (codec.capabilities.requiresMaxOutputTokens && request.sampling.maxOutputTokens === undefined) {
+      request.sampling.maxOutputTokens = entry.maxOutputTokens;
+    }
+    return encoded(call, step, request, false, notes);
   } catch (error) {
-    call.onAttempt?.(attempt);
+    // The model's own deployments take what the client sent, or the client hears why not.
+    if (primary || !(error instanceof GatewayError)) throw error;
+    return error;
+  }
+}
+
+function encoded(
+  call: ChatCall,
+  step: Step,
+  request: ChatRequest,
+  passThrough: boolean,
+  notes: string[] | undefined,
+): Attempt {
+  const codec = step.deployment.codec;
+  const target = step.deployment.target;
+  const candidates = request.sampling.candidateCount ?? 1;
+  const calls = candidates > 1 && !codec.capabilities.multipleCandidates ? candidates : 1;
+  let upstreamRequest: UpstreamRequest;
+  if (calls > 1) {
+    const single: ChatRequest = { ...request, sampling: { ...request.sampling } };
+    delete single.sampling.candidateCount;
+    upstreamRequest = codec.encodeRequest(single, target);
+  } else {
+    upstreamRequest = passThrough
+      ? codec.passThrough.encodeRequest(call.body as JsonObject, request, target, call.headers)
+      : codec.encodeRequest(request, target);
+  }
+  const entry = step.route.entry;
+  return {
+    step,
+    entry,
+    codec,
+    request,
+    passThrough: passThrough && calls === 1,
+    notes,
+    calls,
+    upstreamRequest,
+  };
+}
+
+function decodeStrictly(call: ChatCall): ChatRequest | GatewayError {
+  try {
+    return call.surface.decodeRequest({ body: call.body, route: call.route });
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
     throw error;
   }
-  attempt.status = response.status;
-  attempt.headersMs = performance.now() - started;
-  call.onAttempt?.(attempt);
-  if (response.status >= 200 && response.status < 300) return response;
+}
+
+/** One attempt; undefined when it failed in a way that allows another. */
+async function runAttempt(
+  call: ChatCall,
+  prepared: PreparedRequest,
+  plan: AttemptPlan,
+  attempt: Attempt,
+): Promise<Delivery | undefined> {
+  const { step, request, upstreamRequest } = attempt;
+  plan.begin(step);
+  const timers = new CallTimers(step.deployment.timeouts, call.signal);
+  try {
+    if (attempt.calls > 1) return await fanOut(call, prepared, plan, attempt, timers);
+    const record = newRecord(attempt);
+    const sent = await send(call, attempt, upstreamRequest, timers, record);
+    if (!sent.ok) {
+      failed(call, plan, step, sent.failure, [record]);
+      return undefined;
+    }
+    const headers = warningHeaders(attempt.notes, upstreamRequest.warnings);
+    if (request.stream)
+      return await answerStream(call, prepared, plan, attempt, sent.response, timers, record, headers);
+    return await answerJson(call, prepared, plan, attempt, sent.response, timers, record, headers);
+  } finally {
+    timers.stop();
+  }
+}
+
+/** Sends one upstream request; a non-2xx answer becomes a failure with the client-safe error. */
+async function send(
+  call: ChatCall,
+  attempt: Attempt,
+  request: UpstreamRequest,
+  timers: CallTimers,
+  record: AttemptRecord,
+): Promise<SendResult> {
+  forwardSimulationHeaders(call.headers, request);
+  const deployment = attempt.step.deployment;
+  let response: UpstreamResponse;
+  try {
+    response = await deployment.transport.send(deployment.target.baseUrl, request, timers.signal);
+  } catch (error) {
+    // Nothing came back: a connection failure or a first-byte timeout, worth another attempt.
+    const failure = timers.fired ?? toGatewayError(error, timers.signal);
+    return {
+      ok: false,
+      failure: { error: failure, retryable: true, unhealthy: true, retryAfterMs: undefined },
+    };
+  }
+  record.status = response.status;
+  record.headersMs = performance.now() - timers.startedAt;
+  if (response.status >= 200 && response.status < 300) {
+    record.billed = true;
+    return { ok: true, response };
+  }
   let text = '';
   try {
     text = await response.text();
   } catch {
     // The error body is only a detail: the status alone still maps.
   }
-  throw scrubSecret(target.decodeError(response.status, text, response.headers), upstream.target.apiKey);
+  const error = scrubSecret(
+    attempt.codec.decodeError(response.status, text, response.headers),
+    deployment.target.apiKey,
+  );
+  return {
+    ok: false,
+    failure: {
+      error,
+      retryable: isRetryableStatus(response.status),
+      unhealthy: isUnhealthyStatus(response.status),
+      retryAfterMs: retryAfterMs(response.headers, Date.now()),
+    },
+  };
+}
+
+/** An attempt gave no answer: another may follow (undefined), or the error is final (thrown). */
+function failed(
+  call: ChatCall,
+  plan: AttemptPlan,
+  step: Step,
+  failure: AttemptFailure,
+  records: AttemptRecord[],
+): void {
+  for (const record of records) {
+    record.error = failure.error.kind;
+    call.onAttempt?.(record);
+  }
+  if (call.signal.aborted) {
+    plan.abandon(step);
+    throw clientGone();
+  }
+  plan.fail(step, failure);
+  if (!failure.retryable) throw failure.error;
+}
+
+/** A transport failure while reading a 2xx body: retryable only before the upstream's first body byte. */
+function bodyFailure(error: unknown, timers: CallTimers, beforeFirstByte: boolean): AttemptFailure {
+  const failure = timers.fired ?? toGatewayError(error, timers.signal);
+  return { error: failure, retryable: beforeFirstByte, unhealthy: true, retryAfterMs: undefined };
+}
+
+async function answerJson(
+  call: ChatCall,
+  prepared: PreparedRequest,
+  plan: AttemptPlan,
+  attempt: Attempt,
+  response: UpstreamResponse,
+  timers: CallTimers,
+  record: AttemptRecord,
+  headers: ResponseHeaders,
+): Promise<Delivery | undefined> {
+  const { step, codec, entry } = attempt;
+  let text: string;
+  try {
+    text = await readBodyText(response, timers);
+  } catch (error) {
+    response.cancel();
+    failed(call, plan, step, bodyFailure(error, timers, timers.waitingForFirstByte), [record]);
+    return undefined;
+  }
+  let upstreamBody: unknown;
+  let decoded;
+  try {
+    upstreamBody = parseUpstreamJson(text);
+    decoded = codec.decodeResponse(upstreamBody, decodeContext);
+  } catch (error) {
+    const unreadable =
+      error instanceof GatewayError
+        ? error
+        : new GatewayError('upstream', 'the upstream sent an answer the gateway cannot read', {
+            cause: error,
+          });
+    // The upstream answered (and billed): another call would bill again.
+    failed(
+      call,
+      plan,
+      step,
+      { error: unreadable, retryable: false, unhealthy: true, retryAfterMs: undefined },
+      [record],
+    );
+    return undefined;
+  }
+  answered(call, plan, step, record, timers);
+  plan.finish(step, false);
+  const context = prepared.context;
+  const body =
+    attempt.passThrough && isJsonObject(upstreamBody)
+      ? call.surface.passThrough.rewriteResponse(upstreamBody, context)
+      : call.surface.encodeResponse({ ...decoded, model: context.model }, context);
+  const cost = costUsd(decoded.usage, entry.pricing);
+  call.sink.headers[servedByHeader] = entry.name;
+  call.sink.sendJson(200, JSON.stringify(body), { ...headers, [costHeader]: formatUsd(cost) });
+  return {
+    stream: false,
+    usage: decoded.usage,
+    costUsd: cost,
+    completed: true,
+    error: undefined,
+    servedBy: entry.name,
+    attempts: plan.attempts,
+  };
+}
+
+function answered(
+  call: ChatCall,
+  plan: AttemptPlan,
+  step: Step,
+  record: AttemptRecord,
+  timers: CallTimers,
+): void {
+  plan.answered(step);
+  record.answered = true;
+  record.firstByteMs = timers.firstByteMs;
+  call.onAttempt?.(record);
+}
+
+async function answerStream(
+  call: ChatCall,
+  prepared: PreparedRequest,
+  plan: AttemptPlan,
+  attempt: Attempt,
+  response: UpstreamResponse,
+  timers: CallTimers,
+  record: AttemptRecord,
+  headers: ResponseHeaders,
+): Promise<Delivery | undefined> {
+  const { step, codec, entry } = attempt;
+  const deployment = step.deployment;
+  const control: StreamControl = {
+    sink: call.sink,
+    signal: call.signal,
+    timers,
+    begin: () => {
+      answered(call, plan, step, record, timers);
+      call.sink.headers[servedByHeader] = entry.name;
+      call.sink.startStream(headers, [costHeader]);
+    },
+  };
+  const stream = {
+    surface: call.surface,
+    decoder: codec.createStreamDecoder(decodeContext),
+    context: prepared.context,
+    secret: deployment.target.apiKey,
+  };
+  const outcome = attempt.passThrough
+    ? await streamPassThrough({ ...stream, upstreamModel: deployment.target.model }, response, control)
+    : await streamTranslated(stream, response, control);
+  if (!outcome.started) {
+    const error = outcome.error ?? new GatewayError('upstream', 'the upstream stream ended without data');
+    failed(call, plan, step, bodyFailure(error, timers, timers.firstByteMs === undefined), [record]);
+    return undefined;
+  }
+  plan.finish(step, outcome.error !== undefined && !call.signal.aborted);
+  return endStream(call, entry, outcome, plan.attempts);
 }
 
 const simulationHeaders = [
@@ -128,14 +415,24 @@ function forwardSimulationHeaders(headers: HeaderMap, request: UpstreamRequest):
   }
 }
 
-export function warningHeaders(warnings: readonly string[]): ResponseHeaders {
-  if (warnings.length === 0) return {};
-  // RFC 7234 warn-code 299: "miscellaneous persistent warning"; quotes inside are escaped.
-  return { warning: warnings.map((warning) => `299 modelgate "${warning.replace(/["\\]/g, '\\$&')}"`) };
+/** A request with fault-injection headers rehearses a failure: see `AttemptPlan`. */
+function isRehearsal(headers: HeaderMap): boolean {
+  for (const name of simulationHeaders) if (headers[name] !== undefined) return true;
+  return false;
 }
 
-function endStream(call: ChatCall, prepared: PreparedRequest, outcome: StreamOutcome): Delivery {
-  const cost = outcome.usage === undefined ? undefined : costUsd(outcome.usage, prepared.entry.pricing);
+export function warningHeaders(
+  notes: readonly string[] | undefined,
+  warnings: readonly string[],
+): ResponseHeaders {
+  const all = notes === undefined ? warnings : [...notes, ...warnings];
+  if (all.length === 0) return {};
+  // RFC 7234 warn-code 299: "miscellaneous persistent warning"; quotes inside are escaped.
+  return { warning: all.map((warning) => `299 modelgate "${warning.replace(/["\\]/g, '\\$&')}"`) };
+}
+
+function endStream(call: ChatCall, entry: ModelEntry, outcome: StreamOutcome, attempts: number): Delivery {
+  const cost = outcome.usage === undefined ? undefined : costUsd(outcome.usage, entry.pricing);
   call.sink.end(cost === undefined ? undefined : { [costHeader]: formatUsd(cost) });
   return {
     stream: true,
@@ -143,49 +440,117 @@ function endStream(call: ChatCall, prepared: PreparedRequest, outcome: StreamOut
     costUsd: cost,
     completed: outcome.completed,
     error: outcome.error,
+    servedBy: entry.name,
+    attempts,
   };
 }
 
+function newRecord(attempt: Attempt): AttemptRecord {
+  const deployment = attempt.step.deployment;
+  return {
+    model: attempt.entry.name,
+    family: deployment.family,
+    upstreamModel: deployment.target.model,
+    deployment: deployment.id,
+    status: 0,
+    startedAt: Date.now(),
+    headersMs: undefined,
+    firstByteMs: undefined,
+    billed: false,
+    answered: false,
+    error: undefined,
+  };
+}
+
+function clientGone(): GatewayError {
+  return new GatewayError('upstream', 'the client disconnected');
+}
+
+/** Waits `ms`; false when the client left meanwhile. */
+async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await delay(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `n` candidates from a family that returns one per call (B): n calls, one attempt. */
 async function fanOut(
   call: ChatCall,
   prepared: PreparedRequest,
-  upstream: UpstreamRoute,
-  candidates: number,
-): Promise<Delivery> {
-  const { request, target, context } = prepared;
-  const single: ChatRequest = { ...request, sampling: { ...request.sampling } };
-  delete single.sampling.candidateCount;
-  const upstreamRequest = target.encodeRequest(single, upstream.target);
-  const warnings = [...upstreamRequest.warnings, `n=${candidates} is served by ${candidates} upstream calls`];
-  const settled = await Promise.allSettled(
-    Array.from({ length: candidates }, () =>
-      send(call, upstream, { ...upstreamRequest, headers: { ...upstreamRequest.headers } }, target),
+  plan: AttemptPlan,
+  attempt: Attempt,
+  timers: CallTimers,
+): Promise<Delivery | undefined> {
+  const { step, codec, entry, upstreamRequest } = attempt;
+  const candidates = attempt.calls;
+  const { request, context } = prepared;
+  const records = Array.from({ length: candidates }, () => newRecord(attempt));
+  const sent = await Promise.all(
+    records.map((record) =>
+      send(call, attempt, { ...upstreamRequest, headers: { ...upstreamRequest.headers } }, timers, record),
     ),
   );
-  const responses = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-  const failure = settled.find((result) => result.status === 'rejected');
-  if (failure !== undefined) {
+  const responses = sent.flatMap((result) => (result.ok ? [result.response] : []));
+  const failure = sent.find((result) => !result.ok);
+  if (failure?.ok === false) {
     for (const response of responses) response.cancel();
-    throw failure.reason;
+    failed(call, plan, step, failure.failure, records);
+    return undefined;
   }
-  const headers = warningHeaders(warnings);
+  const notes = [...(attempt.notes ?? []), `n=${candidates} is served by ${candidates} upstream calls`];
+  const headers = warningHeaders(notes, upstreamRequest.warnings);
+  const secret = step.deployment.target.apiKey;
   if (request.stream) {
-    call.sink.startStream(headers, [costHeader]);
-    const secret = upstream.target.apiKey;
-    const outcome = await fanOutStream(
-      call.surface,
-      target,
-      responses,
-      context,
-      call.sink,
-      call.signal,
-      secret,
-    );
-    return endStream(call, prepared, outcome);
+    const control: StreamControl = {
+      sink: call.sink,
+      signal: call.signal,
+      timers,
+      begin: () => {
+        plan.answered(step);
+        for (const record of records) {
+          record.answered = true;
+          record.firstByteMs = timers.firstByteMs;
+          call.onAttempt?.(record);
+        }
+        call.sink.headers[servedByHeader] = entry.name;
+        call.sink.startStream(headers, [costHeader]);
+      },
+    };
+    const outcome = await fanOutStream(call.surface, codec, responses, context, control, secret);
+    if (!outcome.started) control.begin();
+    plan.finish(step, outcome.error !== undefined && !call.signal.aborted);
+    return endStream(call, entry, outcome, plan.attempts);
   }
-  const decoded = await fanOutResponse(target, responses);
-  const cost = costUsd(decoded.usage, prepared.entry.pricing);
+  let decoded;
+  try {
+    decoded = await fanOutResponse(codec, responses, timers);
+  } catch (error) {
+    for (const response of responses) response.cancel();
+    const failure = bodyFailure(error, timers, timers.waitingForFirstByte);
+    failed(call, plan, step, failure, records);
+    return undefined;
+  }
+  plan.answered(step);
+  plan.finish(step, false);
+  for (const record of records) {
+    record.answered = true;
+    record.firstByteMs = timers.firstByteMs;
+    call.onAttempt?.(record);
+  }
+  const cost = costUsd(decoded.usage, entry.pricing);
   const body = call.surface.encodeResponse({ ...decoded, model: context.model }, context);
+  call.sink.headers[servedByHeader] = entry.name;
   call.sink.sendJson(200, JSON.stringify(body), { ...headers, [costHeader]: formatUsd(cost) });
-  return { stream: false, usage: decoded.usage, costUsd: cost, completed: true, error: undefined };
+  return {
+    stream: false,
+    usage: decoded.usage,
+    costUsd: cost,
+    completed: true,
+    error: undefined,
+    servedBy: entry.name,
+    attempts: plan.attempts,
+  };
 }

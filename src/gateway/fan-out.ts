@@ -12,19 +12,20 @@ import {
   type Usage,
 } from '../ir/index.ts';
 import { SseParser } from '../sse/parse-sse.ts';
+import type { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import { toGatewayError } from '../upstream/http-transport.ts';
-import { decodeContext, parseUpstreamJson } from './decode-context.ts';
-import type { ResponseSink } from './response-sink.ts';
-import { scrubSecret, type StreamOutcome } from './stream-pipeline.ts';
+import { decodeContext, parseUpstreamJson, readBodyText } from './decode-context.ts';
+import { scrubSecret, type StreamControl, type StreamOutcome } from './stream-pipeline.ts';
 
 export async function fanOutResponse(
   target: FamilyCodec,
   responses: UpstreamResponse[],
+  timers: CallTimers,
 ): Promise<ChatResponse> {
   const decoded = await Promise.all(
     responses.map(async (response) =>
-      target.decodeResponse(parseUpstreamJson(await response.text()), decodeContext),
+      target.decodeResponse(parseUpstreamJson(await readBodyText(response, timers)), decodeContext),
     ),
   );
   const first = decoded[0];
@@ -40,21 +41,32 @@ export async function fanOutResponse(
   };
 }
 
-/** Interleaves n decoded streams into one: one message-start, choice i from call i, summed usage. */
+/**
+ * Interleaves n decoded streams into one: one message-start, choice i from call i, summed usage.
+ * The client's stream starts with the first text to send; failures after that are in-band.
+ */
 export async function fanOutStream(
   surface: FamilyCodec,
   target: FamilyCodec,
   responses: UpstreamResponse[],
   context: ResponseContext,
-  sink: ResponseSink,
-  signal: AbortSignal,
+  control: StreamControl,
   secret: string | undefined,
 ): Promise<StreamOutcome> {
+  const { sink, signal, timers } = control;
   const encoder = surface.createStreamEncoder(context);
   const usages: Usage[] = responses.map(() => ({ ...emptyUsage }));
   const total = (): Usage => usages.reduce<Usage>((sum, usage) => addUsage(sum, usage), { ...emptyUsage });
   let buffer = '';
   let started = false;
+  const outcome = { started: false };
+  const write = async (text: string): Promise<void> => {
+    if (!outcome.started) {
+      outcome.started = true;
+      control.begin();
+    }
+    await sink.write(text);
+  };
   // An object, not `let`s: assignments inside the emit closure stay visible to the checker.
   const state: { ended: boolean; error: GatewayError | undefined } = { ended: false, error: undefined };
   let open = responses.length;
@@ -88,18 +100,25 @@ export async function fanOutStream(
     const emit = emitFrom(call);
     try {
       for await (const chunk of response.body) {
+        timers.chunk();
         parser.push(chunk, (message) => decoder.push(message, emit));
         const text = buffer;
         buffer = '';
-        if (text.length > 0) await sink.write(text);
+        if (text.length > 0) await write(text);
       }
       parser.end((message) => decoder.push(message, emit));
       decoder.end(emit);
     } catch (error) {
-      if (!signal.aborted) emit({ type: 'error', error: toGatewayError(error) });
+      if (!signal.aborted)
+        emit({ type: 'error', error: timers.fired ?? toGatewayError(error, timers.signal) });
     }
   };
   await Promise.all(responses.map(pumpOne));
-  if (buffer.length > 0) void sink.write(buffer);
-  return { usage: total(), completed: state.ended && state.error === undefined, error: state.error };
+  if (buffer.length > 0) void write(buffer);
+  return {
+    usage: total(),
+    completed: state.ended && state.error === undefined,
+    error: state.error,
+    started: outcome.started,
+  };
 }

@@ -3,10 +3,15 @@
  * canonical events, encode for the surface) and pass-through (same family: each SSE message is
  * forwarded as-is and only observed). Either way a failure mid-stream ends the client's stream
  * with the surface family's error event, never a silent clean end.
+ *
+ * The client's stream starts lazily, with the first text there is to send: until then nothing has
+ * reached the client, so a transport failure or timeout before the upstream's first bytes is
+ * reported with `started: false` and the caller may try another attempt.
  */
 import type { FamilyCodec, ResponseContext, StreamDecoder } from '../families/codec.ts';
 import { GatewayError, type StreamEvent, type Usage } from '../ir/index.ts';
 import { SseParser, type SseMessage } from '../sse/parse-sse.ts';
+import type { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import { toGatewayError } from '../upstream/http-transport.ts';
 import type { ResponseSink } from './response-sink.ts';
@@ -16,29 +21,52 @@ export interface StreamOutcome {
   usage: Usage | undefined;
   completed: boolean;
   error: GatewayError | undefined;
+  /** Something reached the client (its stream started). */
+  started: boolean;
+}
+
+/** How a pipeline opens the client's stream and keeps the upstream call's timers informed. */
+export interface StreamControl {
+  sink: ResponseSink;
+  /** The client's signal (its disconnect). */
+  signal: AbortSignal;
+  timers: CallTimers;
+  /** Starts the client's stream (headers); called once, right before the first write. */
+  begin(): void;
 }
 
 interface Pump {
   response: UpstreamResponse;
-  sink: ResponseSink;
-  signal: AbortSignal;
+  control: StreamControl;
+  outcome: StreamOutcome;
   onMessage: (message: SseMessage) => void;
   /** Text produced so far and not yet written. */
   take: () => string;
 }
 
 /** Reads the body to its end; throws what the transport throws. */
-async function pump({ response, sink, onMessage, take }: Pump): Promise<void> {
+async function pump({ response, control, outcome, onMessage, take }: Pump): Promise<void> {
   const parser = new SseParser();
+  const { sink, timers } = control;
   for await (const chunk of response.body) {
+    timers.chunk();
     parser.push(chunk, onMessage);
     const text = take();
     if (text.length > 0) {
+      if (!outcome.started) {
+        outcome.started = true;
+        control.begin();
+      }
       const drained = sink.write(text);
       if (drained !== undefined) await drained;
     }
   }
   parser.end(onMessage);
+}
+
+/** The failure to report for a thrown transport error: a timer's own error when one fired. */
+function failureOf(error: unknown, timers: CallTimers): GatewayError {
+  return timers.fired ?? toGatewayError(error, timers.signal);
 }
 
 export interface TranslatedStream {
@@ -52,11 +80,10 @@ export interface TranslatedStream {
 export async function streamTranslated(
   { surface, decoder, context, secret }: TranslatedStream,
   response: UpstreamResponse,
-  sink: ResponseSink,
-  signal: AbortSignal,
+  control: StreamControl,
 ): Promise<StreamOutcome> {
   const encoder = surface.createStreamEncoder(context);
-  const outcome: StreamOutcome = { usage: undefined, completed: false, error: undefined };
+  const outcome: StreamOutcome = { usage: undefined, completed: false, error: undefined, started: false };
   let buffer = '';
   let ended = false;
   const emit = (event: StreamEvent): void => {
@@ -74,13 +101,27 @@ export async function streamTranslated(
     return text;
   };
   try {
-    await pump({ response, sink, signal, onMessage: (message) => decoder.push(message, emit), take });
+    await pump({
+      response,
+      control,
+      outcome,
+      onMessage: (message) => decoder.push(message, emit),
+      take,
+    });
+    // A transport that ends the body when aborted (the simulator) leaves the timer's error to report.
+    const fired = control.timers.fired;
+    if (fired !== undefined && !outcome.completed) {
+      if (!outcome.started && buffer.length === 0) return notStarted(response, outcome, fired);
+      emit({ type: 'error', error: fired });
+    }
     decoder.end(emit);
   } catch (error) {
-    if (signal.aborted) return abandon(response, outcome);
-    emit({ type: 'error', error: toGatewayError(error) });
+    if (control.signal.aborted) return abandon(response, outcome);
+    if (!outcome.started && buffer.length === 0)
+      return notStarted(response, outcome, failureOf(error, control.timers));
+    emit({ type: 'error', error: failureOf(error, control.timers) });
   }
-  finish(sink, take());
+  finish(control, outcome, take());
   return outcome;
 }
 
@@ -91,10 +132,9 @@ export interface PassThroughStream extends TranslatedStream {
 export async function streamPassThrough(
   { surface, decoder, context, upstreamModel, secret }: PassThroughStream,
   response: UpstreamResponse,
-  sink: ResponseSink,
-  signal: AbortSignal,
+  control: StreamControl,
 ): Promise<StreamOutcome> {
-  const outcome: StreamOutcome = { usage: undefined, completed: false, error: undefined };
+  const outcome: StreamOutcome = { usage: undefined, completed: false, error: undefined, started: false };
   let buffer = '';
   // Everything is forwarded verbatim except errors: an upstream's error text may quote its key or
   // account, so errors (sent by the upstream or detected here) are re-encoded from the decoded error.
@@ -122,19 +162,25 @@ export async function streamPassThrough(
     return text;
   };
   try {
-    await pump({ response, sink, signal, onMessage, take });
+    await pump({ response, control, outcome, onMessage, take });
     if (!outcome.completed && outcome.error === undefined) {
-      decoder.end(observeEvent);
+      const fired = control.timers.fired;
+      if (fired !== undefined && !outcome.started && buffer.length === 0)
+        return notStarted(response, outcome, fired);
+      if (fired !== undefined) observeEvent({ type: 'error', error: fired });
+      else decoder.end(observeEvent);
       encodeFailure();
     }
   } catch (error) {
-    if (signal.aborted) return abandon(response, outcome);
+    if (control.signal.aborted) return abandon(response, outcome);
+    if (!outcome.started && buffer.length === 0)
+      return notStarted(response, outcome, failureOf(error, control.timers));
     if (outcome.error === undefined) {
-      observeEvent({ type: 'error', error: toGatewayError(error) });
+      observeEvent({ type: 'error', error: failureOf(error, control.timers) });
       encodeFailure();
     }
   }
-  finish(sink, take());
+  finish(control, outcome, take());
   return outcome;
 }
 
@@ -161,7 +207,19 @@ function abandon(response: UpstreamResponse, outcome: StreamOutcome): StreamOutc
   return outcome;
 }
 
-/** Writes what is left; the caller ends the answer (it may add trailers). */
-function finish(sink: ResponseSink, rest: string): void {
-  if (rest.length > 0) void sink.write(rest);
+/** Nothing reached the client: the caller decides (another attempt, or an HTTP error). */
+function notStarted(response: UpstreamResponse, outcome: StreamOutcome, error: GatewayError): StreamOutcome {
+  response.cancel();
+  outcome.error = error;
+  return outcome;
+}
+
+/** Writes what is left (starting the stream if nothing was written yet); the caller ends it. */
+function finish(control: StreamControl, outcome: StreamOutcome, rest: string): void {
+  if (rest.length === 0) return;
+  if (!outcome.started) {
+    outcome.started = true;
+    control.begin();
+  }
+  void control.sink.write(rest);
 }

@@ -1,54 +1,164 @@
 /**
- * Which transport and target serve a model: the family's configured base URL through the HTTP
- * client, or — when none is configured — the built-in simulator in process.
+ * Where a model can be served: its deployments (configured, or one default: the family's base URL
+ * through the HTTP client, or the built-in simulator in process when none is configured) and its
+ * fallback chain. Built once from the config; hosts come from configuration only, never from a
+ * request. Also the source of `GET /admin/health` (deployments, breakers, in-flight calls).
  */
-import type { Config } from '../config/config.ts';
 import type { ModelEntry } from '../config/catalog.ts';
-import type { UpstreamTarget } from '../families/codec.ts';
+import type { Config, DeploymentConfig, RetryConfig, TimeoutConfig } from '../config/config.ts';
+import { codecs } from '../families/registry.ts';
+import type { FamilyId, JsonObject } from '../ir/index.ts';
+import { systemClock, type RoutingClock } from '../routing/attempt-plan.ts';
+import { CircuitBreaker } from '../routing/breaker.ts';
+import { Deployment, ModelRoute } from '../routing/deployment.ts';
+import type { HttpTransportOptions } from '../upstream/http-transport.ts';
 import type { UpstreamTransport } from '../upstream/transport.ts';
 
 /** The simulator needs a credential present (as a real upstream would); it accepts any. */
 const simulatorKey = 'simulator';
 const simulatorBaseUrl = 'http://simulator.internal';
 
-export interface UpstreamRoute {
-  entry: ModelEntry;
-  transport: UpstreamTransport;
-  baseUrl: string;
-  target: UpstreamTarget;
-}
+export type HttpTransportFactory = (options: HttpTransportOptions) => UpstreamTransport;
 
 export class UpstreamRouter {
+  readonly retry: RetryConfig;
+  readonly clock: RoutingClock;
   readonly #config: Config;
-  readonly #http: UpstreamTransport;
+  readonly #httpFactory: HttpTransportFactory;
   readonly #simulator: UpstreamTransport;
+  /** One HTTP client per connect timeout (usually one). */
+  readonly #http = new Map<number, UpstreamTransport>();
+  readonly #routes = new Map<string, ModelRoute>();
+  /** Routes of uncatalogued `family/id` names, as long as the resolver keeps their entry. */
+  readonly #adHoc = new WeakMap<ModelEntry, ModelRoute>();
 
-  constructor(config: Config, http: UpstreamTransport, simulator: UpstreamTransport) {
+  constructor(
+    config: Config,
+    http: HttpTransportFactory,
+    simulator: UpstreamTransport,
+    clock: RoutingClock = systemClock,
+  ) {
     this.#config = config;
-    this.#http = http;
+    this.#httpFactory = http;
     this.#simulator = simulator;
+    this.retry = config.retry;
+    this.clock = clock;
+    for (const entry of config.models) this.#routes.set(entry.name, this.#build(entry));
+    for (const route of this.#routes.values()) route.chain = this.#chain(route);
   }
 
-  route(entry: ModelEntry): UpstreamRoute {
-    const family = this.#config.upstreams[entry.family];
-    const baseUrl = entry.baseUrl ?? family.baseUrl;
-    if (baseUrl === undefined) {
-      return {
-        entry,
-        transport: this.#simulator,
-        baseUrl: simulatorBaseUrl,
-        target: { baseUrl: simulatorBaseUrl, apiKey: simulatorKey, model: entry.upstreamModel },
-      };
+  /** The route for a resolved model entry (catalog or `family/id`). */
+  route(entry: ModelEntry): ModelRoute {
+    const route = this.#routes.get(entry.name);
+    if (route !== undefined && route.entry === entry) return route;
+    let adHoc = this.#adHoc.get(entry);
+    if (adHoc === undefined) {
+      adHoc = this.#build(entry);
+      this.#adHoc.set(entry, adHoc);
     }
-    return {
-      entry,
-      transport: this.#http,
-      baseUrl,
-      target: { baseUrl, apiKey: entry.apiKey ?? family.apiKey, model: entry.upstreamModel },
-    };
+    return adHoc;
+  }
+
+  /** Deployments and breaker states of every catalog model. */
+  health(): JsonObject {
+    const now = this.clock.now();
+    const models: JsonObject[] = [];
+    let open = 0;
+    for (const route of this.#routes.values()) {
+      const deployments = route.deployments.map((deployment) => deployment.health(now));
+      for (const deployment of route.deployments) open += deployment.breaker.state(now) === 'closed' ? 0 : 1;
+      models.push({
+        model: route.entry.name,
+        family: route.entry.family,
+        fallbacks: route.chain.slice(1).map((next) => next.entry.name),
+        deployments,
+      });
+    }
+    return { status: open === 0 ? 'ok' : 'degraded', open_circuits: open, models };
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.#http.close(), this.#simulator.close()]);
+    await Promise.all([...[...this.#http.values()].map((http) => http.close()), this.#simulator.close()]);
+  }
+
+  #build(entry: ModelEntry): ModelRoute {
+    const routing = this.#config.routing[entry.name];
+    const timeouts = routing?.timeouts ?? this.#config.timeouts;
+    const configured = routing?.deployments ?? [];
+    const deployments =
+      configured.length === 0
+        ? [this.#defaultDeployment(entry, timeouts)]
+        : configured.map((deployment) => this.#deployment(entry, deployment, timeouts));
+    return new ModelRoute(entry, deployments, this.retry, this.clock);
+  }
+
+  #defaultDeployment(entry: ModelEntry, timeouts: TimeoutConfig): Deployment {
+    const family = this.#config.upstreams[entry.family];
+    const baseUrl = entry.baseUrl ?? family.baseUrl;
+    return this.#make(entry, entry.name, entry.family, 1, timeouts, {
+      baseUrl,
+      apiKey: entry.apiKey ?? family.apiKey,
+      model: entry.upstreamModel,
+    });
+  }
+
+  #deployment(entry: ModelEntry, spec: DeploymentConfig, timeouts: TimeoutConfig): Deployment {
+    const family = this.#config.upstreams[spec.family];
+    // The family's key goes only to the family's own host.
+    const apiKey = spec.baseUrl === undefined ? (spec.apiKey ?? family.apiKey) : spec.apiKey;
+    return this.#make(entry, spec.id, spec.family, spec.weight, timeouts, {
+      baseUrl: spec.baseUrl ?? family.baseUrl,
+      apiKey,
+      model: spec.upstreamModel,
+    });
+  }
+
+  #make(
+    entry: ModelEntry,
+    id: string,
+    family: FamilyId,
+    weight: number,
+    timeouts: TimeoutConfig,
+    target: { baseUrl: string | undefined; apiKey: string | undefined; model: string },
+  ): Deployment {
+    const simulated = target.baseUrl === undefined;
+    return new Deployment({
+      id,
+      model: entry.name,
+      codec: codecs[family],
+      transport: simulated ? this.#simulator : this.#httpFor(timeouts.connectMs),
+      target: simulated
+        ? { baseUrl: simulatorBaseUrl, apiKey: simulatorKey, model: target.model }
+        : { baseUrl: target.baseUrl ?? '', apiKey: target.apiKey, model: target.model },
+      weight,
+      timeouts,
+      breaker: new CircuitBreaker(this.#config.breaker),
+      simulated,
+    });
+  }
+
+  #httpFor(connectMs: number): UpstreamTransport {
+    let http = this.#http.get(connectMs);
+    if (http === undefined) {
+      http = this.#httpFactory({ connectMs, connections: this.#config.upstreamConnections });
+      this.#http.set(connectMs, http);
+    }
+    return http;
+  }
+
+  /**
+   * The model, then its own fallbacks in order, then theirs (breadth-first), each model once
+   * (cycles are refused at config load).
+   */
+  #chain(route: ModelRoute): ModelRoute[] {
+    const chain: ModelRoute[] = [route];
+    for (let index = 0; index < chain.length; index++) {
+      const name = (chain[index] as ModelRoute).entry.name;
+      for (const fallbackName of this.#config.routing[name]?.fallbacks ?? []) {
+        const fallback = this.#routes.get(fallbackName);
+        if (fallback !== undefined && !chain.includes(fallback)) chain.push(fallback);
+      }
+    }
+    return chain;
   }
 }

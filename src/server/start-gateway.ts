@@ -4,14 +4,13 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/config.ts';
 import { ModelResolver } from '../gateway/resolve-model.ts';
 import { UpstreamRouter } from '../gateway/upstreams.ts';
-import { bootstrapClientKeys } from '../keys/client-keys.ts';
+import { createKeyServices } from '../limits/key-services.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
 import { createSimulator } from '../simulator/simulator.ts';
 import { createSimulatorTransport } from '../simulator/transport.ts';
 import { openDatabase } from '../store/database.ts';
 import { createHttpTransport } from '../upstream/http-transport.ts';
 import { createRequestHandler } from './app.ts';
-import { openAdmission } from '../gateway/admission.ts';
 
 export interface RunningGateway {
   url: string;
@@ -28,10 +27,11 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
       upstream.apiKey === undefined ? [] : [upstream.apiKey],
     ),
     ...config.models.flatMap((entry) => (entry.apiKey === undefined ? [] : [entry.apiKey])),
+    ...(config.adminKey === undefined ? [] : [config.adminKey]),
   ];
   const log = logger ?? createLogger(config.logLevel, secrets);
   const database = openDatabase(config.databasePath);
-  const { keys, generatedKey } = bootstrapClientKeys(database, config.staticKeys, Date.now());
+  const { keys, store, generatedKey, adminKey, admission, ledger } = createKeyServices(config, database, log);
   const simulator = createSimulator({
     timeToFirstTokenMs: config.simulator.timeToFirstTokenMs,
     interTokenDelayMs: config.simulator.interTokenDelayMs,
@@ -42,7 +42,8 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
     createSimulatorTransport(simulator),
   );
   const handler = createRequestHandler({
-    admission: openAdmission,
+    admission,
+    admin: { adminKey, store, database },
     config,
     keys,
     logger: log,
@@ -67,12 +68,17 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
     server,
     generatedKey,
     close: async () => {
-      await new Promise<void>((resolve) => {
+      // Stop accepting, let the requests in flight finish, then write the ledger's last batch.
+      const closed = new Promise<void>((resolve) => {
         server.close(() => {
           resolve();
         });
-        server.closeIdleConnections();
       });
+      server.closeIdleConnections();
+      await handler.drain(config.drainTimeoutMs);
+      server.closeAllConnections();
+      await closed;
+      ledger.close();
       await upstreams.close();
       database.close();
     },

@@ -1,21 +1,28 @@
 /**
- * The real upstream client: undici keep-alive pools, connect / first-byte / idle-between-chunks
- * timeouts, no redirects, every body consumed or destroyed. Failures become client-safe
- * `GatewayError`s; the URL and key stay in the `cause` (for logs), never in the message.
+ * The real upstream client: undici keep-alive pools (bounded per origin), a connect timeout, no
+ * redirects, every body consumed or destroyed. The first-byte and idle timers are the caller's
+ * (`CallTimers`, through the signal), so they are per model and the same for every transport.
+ * Failures become client-safe `GatewayError`s; the URL and key stay in the `cause` (for logs).
  */
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import type { UpstreamRequest } from '../families/codec.ts';
 import { GatewayError } from '../ir/index.ts';
-import type { TimeoutConfig } from '../config/config.ts';
 import type { UpstreamResponse, UpstreamTransport } from './transport.ts';
 
-export function createHttpTransport(timeouts: TimeoutConfig): UpstreamTransport {
+export interface HttpTransportOptions {
+  connectMs: number;
+  /** Keep-alive connections per upstream origin. */
+  connections: number;
+}
+
+export function createHttpTransport(options: HttpTransportOptions): UpstreamTransport {
   const agent = new Agent({
-    connect: { timeout: timeouts.connectMs },
-    headersTimeout: timeouts.firstByteMs,
-    bodyTimeout: timeouts.idleMs,
+    connect: { timeout: options.connectMs },
+    // Disabled here: the caller's CallTimers abort the signal (per-model first-byte and idle timers).
+    headersTimeout: 0,
+    bodyTimeout: 0,
     keepAliveTimeout: 30_000,
-    connections: 256,
+    connections: options.connections,
     pipelining: 1,
   });
   return {
@@ -42,18 +49,18 @@ async function send(
       signal,
     });
   } catch (error) {
-    throw toGatewayError(error);
+    throw toGatewayError(error, signal);
   }
   const body = response.body;
   return {
     status: response.statusCode,
     headers: response.headers,
-    body: readChunks(body),
+    body: readChunks(body, signal),
     text: async () => {
       try {
         return await body.text();
       } catch (error) {
-        throw toGatewayError(error);
+        throw toGatewayError(error, signal);
       }
     },
     cancel: () => {
@@ -62,19 +69,23 @@ async function send(
   };
 }
 
-async function* readChunks(body: Dispatcher.ResponseData['body']): AsyncGenerator<Uint8Array> {
+async function* readChunks(
+  body: Dispatcher.ResponseData['body'],
+  signal: AbortSignal,
+): AsyncGenerator<Uint8Array> {
   try {
     for await (const chunk of body) yield chunk as Uint8Array;
   } catch (error) {
-    throw toGatewayError(error);
+    throw toGatewayError(error, signal);
   } finally {
     if (!body.destroyed) body.destroy();
   }
 }
 
-/** Maps undici failures to the gateway's vocabulary. */
-export function toGatewayError(error: unknown): GatewayError {
+/** Maps undici failures to the gateway's vocabulary; a timer's abort reason is reported as is. */
+export function toGatewayError(error: unknown, signal?: AbortSignal): GatewayError {
   if (error instanceof GatewayError) return error;
+  if (signal?.aborted === true && signal.reason instanceof GatewayError) return signal.reason;
   if (error instanceof undiciErrors.HeadersTimeoutError) {
     return new GatewayError('timeout', 'the upstream did not answer in time', { cause: error });
   }

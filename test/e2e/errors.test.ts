@@ -40,6 +40,11 @@ let gateway: TestGateway;
 let proxied: TestGateway;
 let upstream: RecordingUpstream;
 let config: { path: string; remove(): void };
+/**
+ * One upstream call per request and no circuit breaker on the proxied gateway: these tests check
+ * how a single upstream failure is shown. Retries, fallbacks and breakers: test/chaos.
+ */
+let proxiedConfig: { path: string; remove(): void };
 /** Every raw answer the tests received, scanned for secrets at the end. */
 const answers: HttpAnswer[] = [];
 
@@ -47,12 +52,19 @@ before(async () => {
   config = writeTempConfig('limits.yaml', `server:\n  bodyLimitBytes: ${bodyLimitBytes}\n`);
   gateway = await startTestGateway({}, config.path);
   upstream = await startRecordingUpstream();
-  proxied = await startTestGateway({
-    ALPHA_BASE_URL: upstream.url,
-    BETA_BASE_URL: upstream.url,
-    GAMMA_BASE_URL: upstream.url,
-    ...upstreamKeys,
-  });
+  proxiedConfig = writeTempConfig(
+    'proxied.yaml',
+    'retry: { attempts: 1 }\nbreaker: { failureThreshold: 0 }\n',
+  );
+  proxied = await startTestGateway(
+    {
+      ALPHA_BASE_URL: upstream.url,
+      BETA_BASE_URL: upstream.url,
+      GAMMA_BASE_URL: upstream.url,
+      ...upstreamKeys,
+    },
+    proxiedConfig.path,
+  );
 });
 
 after(async () => {
@@ -60,6 +72,7 @@ after(async () => {
   await proxied.close();
   await upstream.close();
   config.remove();
+  proxiedConfig.remove();
 });
 
 async function call(

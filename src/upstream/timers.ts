@@ -1,0 +1,93 @@
+/**
+ * The timers of one upstream call, for any transport: first byte (from sending the request to the
+ * first body byte, headers included: a stream's time to first token) and idle (between two body
+ * chunks, reset by every chunk; a flowing stream has no total cap). Connecting has its own timer in
+ * the HTTP client. A timer that fires aborts the call's signal with a `timeout` GatewayError; the
+ * client's own disconnect aborts it too. One timer object per call, refreshed per chunk.
+ */
+import type { TimeoutConfig } from '../config/config.ts';
+import { GatewayError } from '../ir/index.ts';
+
+export class CallTimers {
+  readonly #controller = new AbortController();
+  readonly #client: AbortSignal;
+  readonly #idleMs: number;
+  #timer: NodeJS.Timeout | undefined;
+  #firstByte = true;
+  #stopped = false;
+  /** Which timer fired, as the error to report; undefined while none did. */
+  fired: GatewayError | undefined;
+  /** `performance.now()` when the call started. */
+  readonly startedAt = performance.now();
+  /** From the start to the first body chunk, once it arrived. */
+  firstByteMs: number | undefined;
+
+  constructor(timeouts: TimeoutConfig, client: AbortSignal) {
+    this.#client = client;
+    this.#idleMs = timeouts.idleMs;
+    if (client.aborted) {
+      this.#controller.abort(client.reason);
+      this.#stopped = true;
+      return;
+    }
+    client.addEventListener('abort', this.#onClientAbort);
+    this.#timer = setTimeout(this.#onFirstByteTimeout, timeouts.firstByteMs);
+  }
+
+  /** Aborts when a timer fires or the client leaves: give it to the transport. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** No body byte has arrived yet. */
+  get waitingForFirstByte(): boolean {
+    return this.#firstByte;
+  }
+
+  /** A body chunk arrived: the first one switches to the idle timer, later ones refresh it. */
+  chunk(): void {
+    if (this.#stopped) return;
+    if (this.#firstByte) {
+      this.#firstByte = false;
+      this.firstByteMs = performance.now() - this.startedAt;
+      clearTimeout(this.#timer);
+      this.#timer = setTimeout(this.#onIdleTimeout, this.#idleMs);
+    } else {
+      this.#timer?.refresh();
+    }
+  }
+
+  /** The call is over (answered, failed or abandoned): no timer may fire any more. */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#client.removeEventListener('abort', this.#onClientAbort);
+  }
+
+  /** Abort the call now (e.g. a fan-out sibling failed). */
+  abort(reason: GatewayError): void {
+    this.stop();
+    if (!this.#controller.signal.aborted) this.#controller.abort(reason);
+  }
+
+  readonly #onClientAbort = (): void => {
+    this.stop();
+    this.#controller.abort(this.#client.reason);
+  };
+
+  readonly #onFirstByteTimeout = (): void => {
+    this.#fire(new GatewayError('timeout', 'the upstream did not start answering in time'));
+  };
+
+  readonly #onIdleTimeout = (): void => {
+    this.#fire(new GatewayError('timeout', 'the upstream stopped sending data'));
+  };
+
+  #fire(error: GatewayError): void {
+    if (this.#stopped) return;
+    this.fired = error;
+    this.stop();
+    this.#controller.abort(error);
+  }
+}
