@@ -9,11 +9,58 @@ export interface UpstreamConfig {
 }
 
 export interface TimeoutConfig {
+  /** TCP/TLS connect to the upstream. */
   connectMs: number;
-  /** Until the upstream's response headers (first byte). */
+  /** From sending the request to the first byte of the answer's body (headers included): time to first token. */
   firstByteMs: number;
   /** Between two body chunks; a flowing stream has no total cap. */
   idleMs: number;
+}
+
+/** One upstream that can serve a catalog model (issue #5: several per model). */
+export interface DeploymentConfig {
+  /** Shown in `GET /admin/health` and attempt records; never a URL or key. */
+  id: string;
+  /** The wire family spoken to this upstream (may differ from the model's). */
+  family: FamilyId;
+  /** Undefined: the family's configured upstream, or the built-in simulator when it has none. */
+  baseUrl: string | undefined;
+  /** Undefined with an own `baseUrl`: a keyless server (the family key never goes to another host). */
+  apiKey: string | undefined;
+  upstreamModel: string;
+  /** Relative share of the traffic among healthy deployments. */
+  weight: number;
+}
+
+/** Per-model routing; models without an entry get one deployment (their family's upstream). */
+export interface ModelRouting {
+  /** Empty: the model's single default deployment. */
+  deployments: DeploymentConfig[];
+  /** Catalog names tried in order when the model's deployments are exhausted (aliases resolved). */
+  fallbacks: string[];
+  /** The model's three upstream timers (global `timeouts` where not overridden). */
+  timeouts: TimeoutConfig;
+}
+
+export interface RetryConfig {
+  /** Upstream calls per model in one request (first call + retries), across its deployments. */
+  attempts: number;
+  /** Upstream calls per client request, fallbacks included: the attempt budget. */
+  maxAttempts: number;
+  /** Wall time to get an answer started; no new attempt or backoff wait beyond it. */
+  budgetMs: number;
+  /** Exponential backoff base (doubled per retry of a deployment already tried, with jitter). */
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** A deployment's `retry-after` up to this is waited out; longer ones end the retries on it. */
+  maxRetryAfterMs: number;
+}
+
+export interface BreakerConfig {
+  /** Consecutive failures that open a deployment's circuit; 0 disables the breaker. */
+  failureThreshold: number;
+  /** How long an open circuit skips its deployment before one probe request is let through. */
+  cooldownMs: number;
 }
 
 export interface RateLimitConfig {
@@ -45,6 +92,20 @@ export interface Config {
   /** alias → catalog name. */
   aliases: Record<string, string>;
   timeouts: TimeoutConfig;
+  /** Deployments, fallbacks and timeouts per catalog model (only the configured ones). */
+  routing: Record<string, ModelRouting>;
+  retry: RetryConfig;
+  breaker: BreakerConfig;
+  /** In-flight chat requests beyond which new ones are shed at once with an overloaded error. */
+  maxInFlight: number;
+  /** Largest request head (node:http `maxHeaderSize`); beyond it 431. */
+  maxHeaderBytes: number;
+  /** Time for a client to send its request headers (slow-header protection); beyond it 408. */
+  headersTimeoutMs: number;
+  /** Time for a client to send its whole request (headers and body); the answer is not limited. */
+  requestTimeoutMs: number;
+  /** Keep-alive connections per upstream origin (the pool size). */
+  upstreamConnections: number;
   simulator: SimulatorConfig;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }

@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { familyIds, type FamilyId } from '../ir/index.ts';
 import { defaultCatalog, defaultPricing, type ModelEntry } from './catalog.ts';
-import type { Config, UpstreamConfig } from './config.ts';
+import type { Config, DeploymentConfig, ModelRouting, TimeoutConfig, UpstreamConfig } from './config.ts';
 import type { RateLimitConfig } from './config.ts';
 
 const positiveInteger = z.number().int().positive();
@@ -20,6 +20,24 @@ const modelName = z
   .regex(/^[^\s/][^\s]*$/, 'model names have no spaces and do not start with "/"');
 
 const upstreamSchema = z.strictObject({ baseUrl: z.url().optional(), apiKey: z.string().min(1).optional() });
+
+const timeoutsSchema = z.strictObject({
+  connectMs: positiveInteger.optional(),
+  firstByteMs: positiveInteger.optional(),
+  idleMs: positiveInteger.optional(),
+});
+
+const deploymentSchema = z.strictObject({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._:#@+-]{0,99}$/, 'deployment ids are 1–100 letters, digits and ._:#@+-')
+    .optional(),
+  family: family.optional(),
+  baseUrl: z.url().optional(),
+  apiKey: z.string().min(1).optional(),
+  upstreamModel: z.string().min(1).optional(),
+  weight: z.number().positive().max(1_000_000).optional(),
+});
 
 const modelSchema = z.strictObject({
   name: modelName,
@@ -45,6 +63,9 @@ const modelSchema = z.strictObject({
   aliases: z.array(modelName).optional(),
   baseUrl: z.url().optional(),
   apiKey: z.string().min(1).optional(),
+  deployments: z.array(deploymentSchema).min(1).max(100).optional(),
+  fallbacks: z.array(modelName).max(20).optional(),
+  timeouts: timeoutsSchema.optional(),
 });
 
 const fileSchema = z.strictObject({
@@ -53,19 +74,34 @@ const fileSchema = z.strictObject({
       host: z.string().min(1).optional(),
       port: z.number().int().min(0).max(65535).optional(),
       bodyLimitBytes: positiveInteger.optional(),
+      maxInFlight: positiveInteger.optional(),
+      maxHeaderBytes: positiveInteger.optional(),
+      headersTimeoutMs: positiveInteger.optional(),
+      requestTimeoutMs: positiveInteger.optional(),
     })
     .optional(),
   database: z.string().min(1).optional(),
   upstreams: z.partialRecord(family, upstreamSchema).optional(),
   models: z.array(modelSchema).optional(),
   aliases: z.record(modelName, modelName).optional(),
-  timeouts: z
+  timeouts: timeoutsSchema.optional(),
+  retry: z
     .strictObject({
-      connectMs: positiveInteger.optional(),
-      firstByteMs: positiveInteger.optional(),
-      idleMs: positiveInteger.optional(),
+      attempts: positiveInteger.max(20).optional(),
+      maxAttempts: positiveInteger.max(50).optional(),
+      budgetMs: positiveInteger.optional(),
+      backoffMs: z.number().int().min(0).optional(),
+      maxBackoffMs: z.number().int().min(0).optional(),
+      maxRetryAfterMs: z.number().int().min(0).optional(),
     })
     .optional(),
+  breaker: z
+    .strictObject({
+      failureThreshold: z.number().int().min(0).optional(),
+      cooldownMs: positiveInteger.optional(),
+    })
+    .optional(),
+  upstreamPool: z.strictObject({ connections: positiveInteger.max(10_000).optional() }).optional(),
   simulator: z
     .strictObject({
       timeToFirstTokenMs: z.number().int().min(0).optional(),
@@ -115,6 +151,12 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
   const file: ConfigFile = path === undefined ? {} : readConfigFile(path);
   const models = buildCatalog(file.models ?? []);
   const aliases = buildAliases(file, models);
+  const timeouts: TimeoutConfig = {
+    connectMs: file.timeouts?.connectMs ?? 10_000,
+    firstByteMs: file.timeouts?.firstByteMs ?? 120_000,
+    idleMs: file.timeouts?.idleMs ?? 120_000,
+  };
+  const headersTimeoutMs = file.server?.headersTimeoutMs ?? 10_000;
   return {
     host: nonEmpty(environment.HOST) ?? file.server?.host ?? '127.0.0.1',
     port: environmentPort(environment.PORT) ?? file.server?.port ?? 8080,
@@ -127,11 +169,26 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
     upstreams: buildUpstreams(file, environment),
     models,
     aliases,
-    timeouts: {
-      connectMs: file.timeouts?.connectMs ?? 10_000,
-      firstByteMs: file.timeouts?.firstByteMs ?? 120_000,
-      idleMs: file.timeouts?.idleMs ?? 120_000,
+    timeouts,
+    routing: buildRouting(file.models ?? [], models, aliases, timeouts),
+    retry: {
+      attempts: file.retry?.attempts ?? 3,
+      maxAttempts: file.retry?.maxAttempts ?? 6,
+      budgetMs: file.retry?.budgetMs ?? 30_000,
+      backoffMs: file.retry?.backoffMs ?? 250,
+      maxBackoffMs: file.retry?.maxBackoffMs ?? 4_000,
+      maxRetryAfterMs: file.retry?.maxRetryAfterMs ?? 2_000,
     },
+    breaker: {
+      failureThreshold: file.breaker?.failureThreshold ?? 5,
+      cooldownMs: file.breaker?.cooldownMs ?? 30_000,
+    },
+    maxInFlight: file.server?.maxInFlight ?? 1024,
+    maxHeaderBytes: file.server?.maxHeaderBytes ?? 16_384,
+    headersTimeoutMs,
+    // node:http requires requestTimeout ≥ headersTimeout.
+    requestTimeoutMs: Math.max(file.server?.requestTimeoutMs ?? 120_000, headersTimeoutMs),
+    upstreamConnections: file.upstreamPool?.connections ?? 256,
     simulator: {
       timeToFirstTokenMs:
         environmentInteger(environment, 'SIMULATOR_TTFT_MS') ?? file.simulator?.timeToFirstTokenMs ?? 0,
@@ -259,6 +316,102 @@ function overrideEntry(entry: ModelEntry, spec: ModelSpec): ModelEntry {
     throw new ConfigError(`model ${spec.name}: maxOutputTokens exceeds contextWindow`);
   }
   return result;
+}
+
+/** Deployments, fallbacks and timeouts of the models that configure any; fallback cycles are refused. */
+function buildRouting(
+  specs: ModelSpec[],
+  models: ModelEntry[],
+  aliases: Record<string, string>,
+  timeouts: TimeoutConfig,
+): Record<string, ModelRouting> {
+  const byName = new Map(models.map((entry) => [entry.name, entry]));
+  const routing: Record<string, ModelRouting> = Object.create(null) as Record<string, ModelRouting>;
+  for (const spec of specs) {
+    if (spec.deployments === undefined && spec.fallbacks === undefined && spec.timeouts === undefined)
+      continue;
+    const entry = byName.get(spec.name);
+    if (entry === undefined) continue;
+    const previous = routing[spec.name];
+    routing[spec.name] = {
+      deployments:
+        spec.deployments === undefined ? (previous?.deployments ?? []) : buildDeployments(spec, entry),
+      fallbacks:
+        spec.fallbacks === undefined
+          ? (previous?.fallbacks ?? [])
+          : spec.fallbacks.map((name) => fallbackTarget(spec.name, name, byName, aliases)),
+      timeouts: mergeTimeouts(previous?.timeouts ?? timeouts, spec.timeouts),
+    };
+  }
+  rejectFallbackCycles(routing);
+  return routing;
+}
+
+function mergeTimeouts(base: TimeoutConfig, override: ModelSpec['timeouts']): TimeoutConfig {
+  return {
+    connectMs: override?.connectMs ?? base.connectMs,
+    firstByteMs: override?.firstByteMs ?? base.firstByteMs,
+    idleMs: override?.idleMs ?? base.idleMs,
+  };
+}
+
+function buildDeployments(spec: ModelSpec, entry: ModelEntry): DeploymentConfig[] {
+  if (spec.baseUrl !== undefined || spec.apiKey !== undefined) {
+    throw new ConfigError(`model ${spec.name}: set baseUrl/apiKey on its deployments, not beside them`);
+  }
+  const ids = new Set<string>();
+  return (spec.deployments ?? []).map((deployment, index) => {
+    const id = deployment.id ?? `${entry.name}#${index + 1}`;
+    if (ids.has(id)) throw new ConfigError(`model ${spec.name}: deployment id ${id} is used twice`);
+    ids.add(id);
+    const deploymentFamily = deployment.family ?? entry.family;
+    if (deploymentFamily !== entry.family && deployment.upstreamModel === undefined) {
+      throw new ConfigError(
+        `model ${spec.name}: deployment ${id} speaks ${deploymentFamily}, so it needs its own upstreamModel`,
+      );
+    }
+    const baseUrl = deployment.baseUrl?.replace(/\/+$/, '');
+    if (baseUrl !== undefined && !/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(baseUrl)) {
+      throw new ConfigError(
+        `model ${spec.name}: deployment ${id} baseUrl must be http(s) without query or fragment`,
+      );
+    }
+    return {
+      id,
+      family: deploymentFamily,
+      baseUrl,
+      apiKey: deployment.apiKey,
+      upstreamModel: deployment.upstreamModel ?? entry.upstreamModel,
+      weight: deployment.weight ?? 1,
+    };
+  });
+}
+
+function fallbackTarget(
+  model: string,
+  name: string,
+  byName: ReadonlyMap<string, ModelEntry>,
+  aliases: Record<string, string>,
+): string {
+  const target = byName.has(name) ? name : aliases[name];
+  if (target === undefined) throw new ConfigError(`model ${model}: fallback ${name} is not a known model`);
+  if (target === model) throw new ConfigError(`model ${model}: a model cannot fall back to itself`);
+  return target;
+}
+
+/** Fallbacks are followed transitively, so the graph must be acyclic; the message names the cycle. */
+function rejectFallbackCycles(routing: Record<string, ModelRouting>): void {
+  const done = new Set<string>();
+  const visit = (name: string, path: string[]): void => {
+    if (done.has(name)) return;
+    const at = path.indexOf(name);
+    if (at !== -1) {
+      throw new ConfigError(`fallbacks form a cycle: ${[...path.slice(at), name].join(' → ')}`);
+    }
+    for (const next of routing[name]?.fallbacks ?? []) visit(next, [...path, name]);
+    done.add(name);
+  };
+  for (const name of Object.keys(routing)) visit(name, []);
 }
 
 function buildAliases(file: ConfigFile, models: ModelEntry[]): Record<string, string> {

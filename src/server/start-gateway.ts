@@ -11,6 +11,7 @@ import { createSimulatorTransport } from '../simulator/transport.ts';
 import { openDatabase } from '../store/database.ts';
 import { createHttpTransport } from '../upstream/http-transport.ts';
 import { createRequestHandler } from './app.ts';
+import { guardInFlight } from './overload.ts';
 
 export interface RunningGateway {
   url: string;
@@ -27,6 +28,11 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
       upstream.apiKey === undefined ? [] : [upstream.apiKey],
     ),
     ...config.models.flatMap((entry) => (entry.apiKey === undefined ? [] : [entry.apiKey])),
+    ...Object.values(config.routing).flatMap((routing) =>
+      routing.deployments.flatMap((deployment) =>
+        deployment.apiKey === undefined ? [] : [deployment.apiKey],
+      ),
+    ),
     ...(config.adminKey === undefined ? [] : [config.adminKey]),
   ];
   const log = logger ?? createLogger(config.logLevel, secrets);
@@ -36,11 +42,7 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
     timeToFirstTokenMs: config.simulator.timeToFirstTokenMs,
     interTokenDelayMs: config.simulator.interTokenDelayMs,
   });
-  const upstreams = new UpstreamRouter(
-    config,
-    createHttpTransport(config.timeouts),
-    createSimulatorTransport(simulator),
-  );
+  const upstreams = new UpstreamRouter(config, createHttpTransport, createSimulatorTransport(simulator));
   const handler = createRequestHandler({
     admission,
     admin: { adminKey, store, database },
@@ -49,10 +51,20 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
     logger: log,
     models: new ModelResolver(config),
     upstreams,
+    health: () => ({ ...upstreams.health(), in_flight: guard.inFlight, shed: guard.shed }),
   });
+  // Beyond maxInFlight chat requests, new ones are shed at once in the surface's error shape.
+  const guard = guardInFlight(handler, config.maxInFlight);
   const server = createServer(
-    { keepAliveTimeout: 65_000, headersTimeout: 30_000, requestTimeout: 0 },
-    handler,
+    {
+      keepAliveTimeout: 65_000,
+      // Slow-header and slow-body protection; a streamed answer itself has no time limit.
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
+      maxHeaderSize: config.maxHeaderBytes,
+    },
+    guard.handler,
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
