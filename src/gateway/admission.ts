@@ -1,22 +1,58 @@
 /**
  * Admission: the per-client policy seam between a prepared request and its delivery (model
- * permissions, rate limits, budgets). `admit` may throw a `GatewayError` (403/429) and may add
- * headers to `call.sink.headers`; `settle` is always called once with what was delivered
- * (undefined when delivery failed before any answer).
+ * permissions, rate limits, budgets, the usage ledger). `admit` may throw a `GatewayError`
+ * (403/404/429) and adds headers to `call.sink.headers`; `settle` is always called once with what
+ * was delivered (undefined when delivery failed before any answer).
  */
+import type { FamilyCodec } from '../families/codec.ts';
+import type { FamilyId } from '../ir/index.ts';
+import { generateId } from './ids.ts';
 import type { ChatCall } from './chat-call.ts';
 import type { Delivery } from './deliver.ts';
 import type { PreparedRequest } from './prepare-request.ts';
+import type { ResponseHeaders } from './response-sink.ts';
+import { RequestTimeline } from '../usage/request-timeline.ts';
+
+/** What the HTTP layer knows about a request that the core does not carry. */
+export interface RequestContext {
+  requestId: string;
+  /** How the client called: `unified` or the surface family. */
+  surface: string;
+  timeline: RequestTimeline;
+  /** Set once the rate-limit headers are on the answer. */
+  limitsReported: boolean;
+}
+
+export function newRequestContext(surface: FamilyCodec): RequestContext {
+  return {
+    requestId: generateId('req_'),
+    surface: surface.id,
+    timeline: new RequestTimeline(),
+    limitsReported: false,
+  };
+}
 
 export interface Admission {
   settle(delivery: Delivery | undefined, error: unknown): void;
 }
 
+/** Who asks, in which surface's shape, about which family's limits. */
+export interface LimitsQuery {
+  clientId: string;
+  surface: FamilyCodec;
+  family: FamilyId;
+  headers: ResponseHeaders;
+  context: RequestContext;
+}
+
 export interface AdmissionControl {
-  admit(call: ChatCall, prepared: PreparedRequest): Admission;
+  admit(call: ChatCall, prepared: PreparedRequest, context: RequestContext): Promise<Admission>;
+  /** Puts the rate-limit headers on an answer that never reached `admit` (a bad request…). */
+  describe(query: LimitsQuery): Promise<void>;
 }
 
 /** No policy: every authenticated client may call every model without limits. */
 export const openAdmission: AdmissionControl = {
-  admit: () => ({ settle: () => undefined }),
+  admit: () => Promise.resolve({ settle: () => undefined }),
+  describe: () => Promise.resolve(),
 };

@@ -3,7 +3,7 @@
  * (per-client policy) → deliver (upstream call, answer in the surface's shape) → settle.
  * Errors before the answer starts are thrown as `GatewayError`; the server encodes them.
  */
-import type { AdmissionControl } from './admission.ts';
+import { newRequestContext, type AdmissionControl, type RequestContext } from './admission.ts';
 import type { ChatCall } from './chat-call.ts';
 import { deliver, type Delivery } from './deliver.ts';
 import { prepareRequest } from './prepare-request.ts';
@@ -18,9 +18,13 @@ export interface ChatDependencies {
   admission: AdmissionControl;
 }
 
-export async function handleChat(call: ChatCall, dependencies: ChatDependencies): Promise<Delivery> {
+export async function handleChat(
+  call: ChatCall,
+  dependencies: ChatDependencies,
+  context: RequestContext = newRequestContext(call.surface),
+): Promise<Delivery> {
   const prepared = await prepareRequest(call, dependencies.models);
-  const admission = dependencies.admission.admit(call, prepared);
+  const admission = await dependencies.admission.admit(call, prepared, context);
   let delivery: Delivery | undefined;
   let failure: unknown = undefined;
   try {

@@ -1,29 +1,63 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { openDatabase } from '../store/database.ts';
-import { bootstrapClientKeys, hashKey } from './client-keys.ts';
+import { bootstrapClientKeys, hashKey, keyRecheckMs } from './client-keys.ts';
+import { KeyStore, emptyPolicy } from './key-store.ts';
 
 test('with no keys configured, one is generated once and only its hash is stored', () => {
   const database = openDatabase(':memory:');
   const first = bootstrapClientKeys(database, [], 1);
   assert.match(first.generatedKey ?? '', /^mg-[A-Za-z0-9_-]{32}$/);
-  assert.ok(first.keys.accepts(first.generatedKey));
+  assert.equal(first.keys.authenticate(first.generatedKey, 1)?.name, 'default');
   const stored = (
     database.prepare('SELECT key_hash FROM client_keys').all() as Array<{ key_hash: string }>
   ).map((row) => ({ ...row }));
   assert.deepEqual(stored, [{ key_hash: hashKey(first.generatedKey ?? '') }]);
   const second = bootstrapClientKeys(database, [], 2);
   assert.equal(second.generatedKey, undefined, 'printed only at the first start');
-  assert.ok(second.keys.accepts(first.generatedKey));
+  assert.ok(second.keys.authenticate(first.generatedKey, 2));
 });
 
-test('static keys are accepted; anything else, hostile input included, is refused', () => {
+test('static keys are accepted and unrestricted; anything else, hostile input included, is refused', () => {
   const database = openDatabase(':memory:');
   const { keys, generatedKey } = bootstrapClientKeys(database, ['k-one', 'k-two'], 1);
   assert.equal(generatedKey, undefined);
-  assert.ok(keys.accepts('k-one'));
-  assert.ok(keys.accepts('k-two'));
+  const one = keys.authenticate('k-one', 1);
+  assert.equal(one?.id, 'static-1');
+  assert.equal(one.models, undefined);
+  assert.equal(one.budgetUsd, undefined);
+  assert.equal(keys.authenticate('k-two', 1)?.id, 'static-2');
   for (const hostile of [undefined, '', 'k-one ', "' OR 1=1 --", 'k-one\u0000', 'x'.repeat(65536), 'ключ']) {
-    assert.equal(keys.accepts(hostile), false);
+    assert.equal(keys.authenticate(hostile, 1), undefined);
   }
+});
+
+test('a change made by another connection (the CLI) applies within the recheck interval', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'modelgate-keys-'));
+  const path = join(directory, 'keys.db');
+  const gateway = openDatabase(path);
+  const { keys } = bootstrapClientKeys(gateway, ['static'], 1_000);
+  const cliDatabase = openDatabase(path);
+  const cli = new KeyStore(cliDatabase);
+  const created = cli.create('team', emptyPolicy, 1_000);
+  // The cache read the store at 1 000 (bootstrap); a request past the interval sees the new key.
+  assert.equal(keys.authenticate(created.key, 1_000 + keyRecheckMs)?.name, 'team');
+  cli.revoke('team', 2_000);
+  assert.ok(keys.authenticate(created.key, 1_000 + keyRecheckMs + 1), 'still cached inside the interval');
+  assert.equal(keys.authenticate(created.key, 1_000 + 2 * keyRecheckMs), undefined, 'revoked');
+  cliDatabase.close();
+  gateway.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+test('an expired key is refused from its expiry on', () => {
+  const database = openDatabase(':memory:');
+  const { keys, store } = bootstrapClientKeys(database, ['static'], 0);
+  const { key } = store.create('short', { ...emptyPolicy, expiresAt: 5_000 }, 0);
+  keys.reload();
+  assert.ok(keys.authenticate(key, 4_999));
+  assert.equal(keys.authenticate(key, 5_000), undefined);
 });

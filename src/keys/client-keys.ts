@@ -1,50 +1,103 @@
 /**
- * Client keys. Only SHA-256 hashes are kept (in memory and in the store); a presented key is
- * hashed and looked up by hash, so no comparison ever touches key material.
+ * The gateway's view of client keys: static keys from MODELGATE_KEYS plus the store's active
+ * keys, held in memory by SHA-256 hash. A presented key is hashed and looked up by hash, so no
+ * comparison ever touches key material. The store is the source of truth: at most every
+ * `recheckMs` a request checks the store's key generation (one indexed row) and reloads the
+ * keys when anything changed, so a revoke made by another process applies within that time.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { KeyStore, emptyPolicy, hashKey, type KeyPolicy } from './key-store.ts';
 import type { Database } from '../store/database.ts';
 
-export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
-}
+export { generateKey, hashKey } from './key-store.ts';
 
-export function generateKey(): string {
-  return `mg-${randomBytes(24).toString('base64url')}`;
-}
-
-export interface StoredKey {
+export interface ClientKey extends Omit<KeyPolicy, 'models'> {
   id: string;
-  hash: string;
+  name: string;
+  /** From MODELGATE_KEYS: unrestricted (every model, no budget, no expiry, rate limits metered for the headers but never enforced). */
+  static: boolean;
+  /** Catalog names the key may call; undefined: every model. */
+  models: ReadonlySet<string> | undefined;
 }
+
+/** Longer than any key we issue: refused before hashing (hostile 64 KiB headers). */
+const maxKeyLength = 512;
+/** How stale the cache may be (the issue allows one second). */
+export const keyRecheckMs = 250;
 
 export class ClientKeys {
-  /** key hash → key id. */
-  readonly #idsByHash = new Map<string, string>();
+  readonly #static = new Map<string, ClientKey>();
+  #byHash = new Map<string, ClientKey>();
+  #byId = new Map<string, ClientKey>();
+  readonly #store: KeyStore | undefined;
+  #generation = Number.NaN;
+  #checkedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(staticKeys: readonly string[], stored: readonly StoredKey[]) {
-    staticKeys.forEach((key, index) => this.#idsByHash.set(hashKey(key), `static-${index + 1}`));
-    for (const key of stored) this.#idsByHash.set(key.hash, key.id);
+  constructor(staticKeys: readonly string[], store?: KeyStore) {
+    staticKeys.forEach((key, index) => {
+      const id = `static-${index + 1}`;
+      this.#static.set(hashKey(key), {
+        id,
+        name: id,
+        static: true,
+        models: undefined,
+        budgetUsd: undefined,
+        rpm: undefined,
+        tpm: undefined,
+        expiresAt: undefined,
+      });
+    });
+    this.#store = store;
+    this.reload();
   }
 
-  /** The id of the key, or undefined when it is not a valid key. */
-  identify(key: string | undefined): string | undefined {
-    // Keys longer than any we issue are refused before hashing (hostile 64 KiB headers).
-    if (key === undefined || key.length === 0 || key.length > 512) return undefined;
-    return this.#idsByHash.get(hashKey(key));
+  /** The key's record when it is a valid, unexpired, unrevoked key; else undefined. */
+  authenticate(key: string | undefined, now: number): ClientKey | undefined {
+    if (key === undefined || key.length === 0 || key.length > maxKeyLength) return undefined;
+    if (now - this.#checkedAt >= keyRecheckMs) this.#recheck(now);
+    const found = this.#byHash.get(hashKey(key));
+    if (found === undefined) return undefined;
+    return found.expiresAt !== undefined && now >= found.expiresAt ? undefined : found;
   }
 
-  accepts(key: string | undefined): boolean {
-    return this.identify(key) !== undefined;
+  byId(id: string): ClientKey | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** Loads the active keys from the store now (the admin API calls this after a change). */
+  reload(): void {
+    const byHash = new Map(this.#static);
+    if (this.#store !== undefined) {
+      this.#generation = this.#store.generation();
+      for (const row of this.#store.activeKeys()) {
+        byHash.set(row.hash, {
+          id: row.id,
+          name: row.name,
+          static: false,
+          models: row.models === undefined ? undefined : new Set(row.models),
+          budgetUsd: row.budgetUsd,
+          rpm: row.rpm,
+          tpm: row.tpm,
+          expiresAt: row.expiresAt,
+        });
+      }
+    }
+    this.#byHash = byHash;
+    this.#byId = new Map([...byHash.values()].map((key) => [key.id, key]));
   }
 
   get size(): number {
-    return this.#idsByHash.size;
+    return this.#byHash.size;
+  }
+
+  #recheck(now: number): void {
+    this.#checkedAt = now;
+    if (this.#store !== undefined && this.#store.generation() !== this.#generation) this.reload();
   }
 }
 
 export interface KeyBootstrap {
   keys: ClientKeys;
+  store: KeyStore;
   /** A key generated at this start, to print once; undefined when none was generated. */
   generatedKey: string | undefined;
 }
@@ -58,20 +111,10 @@ export function bootstrapClientKeys(
   staticKeys: readonly string[],
   now: number,
 ): KeyBootstrap {
-  const rows = database
-    .prepare('SELECT id, key_hash FROM client_keys WHERE revoked_at IS NULL')
-    .all() as Array<{
-    id: string;
-    key_hash: string;
-  }>;
-  const stored = rows.map((row) => ({ id: row.id, hash: row.key_hash }));
-  if (staticKeys.length > 0 || stored.length > 0) {
-    return { keys: new ClientKeys(staticKeys, stored), generatedKey: undefined };
+  const store = new KeyStore(database);
+  let generatedKey: string | undefined;
+  if (staticKeys.length === 0 && store.activeKeys().length === 0) {
+    generatedKey = store.create('default', emptyPolicy, now).key;
   }
-  const generatedKey = generateKey();
-  const id = randomUUID();
-  database
-    .prepare('INSERT INTO client_keys (id, name, key_hash, created_at) VALUES (?, ?, ?, ?)')
-    .run(id, 'default', hashKey(generatedKey), now);
-  return { keys: new ClientKeys([], [{ id, hash: hashKey(generatedKey) }]), generatedKey };
+  return { keys: new ClientKeys(staticKeys, store), store, generatedKey };
 }

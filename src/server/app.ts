@@ -1,17 +1,26 @@
 /**
- * The HTTP front: routes, client authentication, body reading, and error encoding in the shape
- * of the surface the client called. node:http directly: the hot path has no framework layers.
+ * The HTTP front: routes, client and admin authentication, body reading, and error encoding in
+ * the shape of the surface the client called. node:http directly: the hot path has no framework
+ * layers. Every answer carries `x-request-id` and `x-modelgate-overhead-ms`; chat answers also
+ * carry the surface family's rate-limit headers. The handler counts the requests in flight so a
+ * shutdown can drain them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AdminError, adminErrorBody, handleAdmin, type AdminDependencies } from '../admin/admin-api.ts';
 import type { Config } from '../config/config.ts';
 import type { FamilyCodec } from '../families/codec.ts';
 import { codecList, codecs } from '../families/registry.ts';
+import type { RequestContext } from '../gateway/admission.ts';
 import { handleChat, type ChatDependencies } from '../gateway/handle-chat.ts';
 import { generateId } from '../gateway/ids.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
-import { GatewayError, type JsonObject } from '../ir/index.ts';
-import type { ClientKeys } from '../keys/client-keys.ts';
+import { GatewayError, isJsonObject, type FamilyId, type JsonObject } from '../ir/index.ts';
+import type { AdminKey } from '../keys/admin-key.ts';
+import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
+import type { KeyStore } from '../keys/key-store.ts';
 import type { Logger } from '../log/logger.ts';
+import type { Database } from '../store/database.ts';
+import { RequestTimeline, timedSink } from '../usage/request-timeline.ts';
 import { listModels, describeModel } from './models-route.ts';
 import { createNodeSink } from './node-sink.ts';
 import { isJsonContentType, parseJsonBody, readBody } from './read-body.ts';
@@ -22,15 +31,53 @@ export interface AppDependencies extends ChatDependencies {
   logger: Logger;
   /** Upstream health (deployments, circuit breakers) for `GET /admin/health`. */
   health?: () => JsonObject;
+  /** The admin API; without it `/admin/…` answers 404. */
+  admin?: {
+    adminKey: AdminKey;
+    store: KeyStore;
+    database: Database;
+  };
+  /** Unix milliseconds (key expiry, limits); injectable for tests. */
+  clock?: () => number;
 }
 
-export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
+export interface RequestHandler {
+  (request: IncomingMessage, response: ServerResponse): void;
+  /** Requests being answered now. */
+  readonly inFlight: number;
+  /**
+   * Lets the requests in flight finish (new answers say `connection: close`); after `timeoutMs`
+   * the rest are aborted (streams end with the family's error event, their usage is recorded).
+   */
+  drain(timeoutMs: number): Promise<void>;
+}
+
+/** After aborting the stragglers, how long to wait for them to settle. */
+const abortGraceMs = 5_000;
 
 export function createRequestHandler(dependencies: AppDependencies): RequestHandler {
-  return (request, response) => {
+  const controllers = new Set<AbortController>();
+  let inFlight = 0;
+  let draining = false;
+  let idle: (() => void) | undefined;
+  const clock = dependencies.clock ?? Date.now;
+  const admin: AdminDependencies | undefined =
+    dependencies.admin === undefined
+      ? undefined
+      : {
+          ...dependencies.admin,
+          keys: dependencies.keys,
+          models: dependencies.models,
+          health: dependencies.health,
+          clock,
+        };
+  const state: RouteState = { dependencies, admin, clock, controllers, draining: () => draining };
+
+  const handler = (request: IncomingMessage, response: ServerResponse): void => {
+    const timeline = new RequestTimeline();
     const requestId = generateId('req_');
-    const started = performance.now();
-    void route(request, response, requestId, dependencies)
+    inFlight++;
+    void route(request, response, requestId, timeline, state)
       .catch((error: unknown) => {
         // Last resort: a bug must cost one request, never the process.
         dependencies.logger.error('unhandled', {
@@ -38,66 +85,125 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
           cause: error instanceof Error ? error.name : 'unknown',
         });
         if (!response.headersSent) {
-          response.writeHead(500, { 'content-type': 'application/json' });
+          response.writeHead(500, { 'content-type': 'application/json', 'x-request-id': requestId });
           response.end(
             '{"error":{"message":"internal error","type":"server_error","param":null,"code":"server_error"}}',
           );
         } else response.end();
       })
       .finally(() => {
+        inFlight--;
+        if (inFlight === 0) idle?.();
         dependencies.logger.info('request', {
           requestId,
           method: request.method,
           path: pathOf(request.url),
           status: response.statusCode,
-          ms: Math.round((performance.now() - started) * 100) / 100,
+          ms: Math.round(timeline.elapsed() * 100) / 100,
         });
       });
   };
+
+  return Object.assign(handler, {
+    get inFlight() {
+      return inFlight;
+    },
+    async drain(timeoutMs: number): Promise<void> {
+      draining = true;
+      const settled = (): Promise<void> =>
+        inFlight === 0
+          ? Promise.resolve()
+          : new Promise<void>((resolve) => {
+              idle = resolve;
+            });
+      const waitAtMost = async (milliseconds: number): Promise<boolean> => {
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), milliseconds);
+        });
+        const done = await Promise.race([settled().then(() => true), timedOut]);
+        clearTimeout(timer);
+        return done;
+      };
+      if (await waitAtMost(timeoutMs)) return;
+      dependencies.logger.warn('drain timed out: aborting requests in flight', { inFlight });
+      for (const controller of controllers) controller.abort('shutdown');
+      await waitAtMost(abortGraceMs);
+    },
+  });
+}
+
+interface RouteState {
+  dependencies: AppDependencies;
+  admin: AdminDependencies | undefined;
+  clock: () => number;
+  controllers: Set<AbortController>;
+  draining: () => boolean;
 }
 
 async function route(
   request: IncomingMessage,
   response: ServerResponse,
   requestId: string,
-  dependencies: AppDependencies,
+  timeline: RequestTimeline,
+  state: RouteState,
 ): Promise<void> {
+  const { dependencies } = state;
   const url = request.url ?? '';
   const queryStart = url.indexOf('?');
   const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
   const search = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
   const baseHeaders: ResponseHeaders = { 'x-request-id': requestId };
+  if (state.draining()) baseHeaders.connection = 'close';
+  const answer = (status: number, body: unknown, headers: ResponseHeaders = baseHeaders): void => {
+    timeline.answerStarting(headers);
+    sendJson(response, status, headers, body);
+  };
   if (request.method === 'GET' && pathname === '/healthz') {
-    sendJson(response, 200, baseHeaders, { status: 'ok' });
+    answer(200, { status: 'ok' });
+    return;
+  }
+  if (pathname === '/admin' || pathname.startsWith('/admin/')) {
+    await adminRoute(request, pathname, search, state, answer);
     return;
   }
   // Created first so that every answer, errors included, carries the same headers.
-  const sink = createNodeSink(response, baseHeaders);
+  const sink = timedSink(createNodeSink(response, baseHeaders), timeline);
   // The catalog is listed on the A surface and on the unified path (same shape).
   const modelsPath = pathname.startsWith('/api/alpha/v1/models')
     ? pathname.slice('/api/alpha'.length)
     : pathname;
   if (request.method === 'GET' && (modelsPath === '/v1/models' || modelsPath.startsWith('/v1/models/'))) {
-    await modelsRoute(request, response, modelsPath, search, baseHeaders, dependencies);
+    modelsRoute(request, modelsPath, search, state, answer);
     return;
   }
   const match = matchSurface(pathname);
   const surface = match?.codec ?? surfaceForUnknownPath(pathname);
+  const context: RequestContext = {
+    requestId,
+    surface: pathname.startsWith('/api/') ? 'unified' : surface.id,
+    timeline,
+    limitsReported: false,
+  };
+  let key: ClientKey | undefined;
+  let body: unknown;
   try {
     if (match === undefined)
       throw new GatewayError('not_found', `No route for ${request.method ?? ''} ${safePath(pathname)}`);
     if (request.method !== 'POST') throw new GatewayError('not_found', `Use POST for ${safePath(pathname)}`);
-    const clientId = dependencies.keys.identify(surface.readClientKey(request.headers, search));
-    if (clientId === undefined) throw new GatewayError('authentication', 'Invalid or missing API key');
+    key = dependencies.keys.authenticate(surface.readClientKey(request.headers, search), state.clock());
+    if (key === undefined) throw new GatewayError('authentication', 'Invalid or missing API key');
     const headerError = surface.checkHeaders(request.headers);
     if (headerError !== undefined) throw headerError;
     if (!isJsonContentType(request.headers['content-type'])) {
       throw new GatewayError('unsupported_media_type', 'Content-Type must be application/json');
     }
-    const body = parseJsonBody(await readBody(request, dependencies.config.bodyLimitBytes));
+    body = parseJsonBody(await readBody(request, dependencies.config.bodyLimitBytes));
     const controller = new AbortController();
+    state.controllers.add(controller);
     response.once('close', () => {
-      if (!response.writableFinished) controller.abort();
+      state.controllers.delete(controller);
+      if (!response.writableFinished) controller.abort('client_abort');
     });
     await handleChat(
       {
@@ -107,12 +213,96 @@ async function route(
         headers: request.headers,
         sink,
         signal: controller.signal,
-        clientId,
+        clientId: key.id,
+        onAttempt: timeline.recordAttempt,
       },
       dependencies,
+      context,
     );
   } catch (error) {
-    sendError(response, surface, error, sink.headers, requestId, dependencies.logger);
+    if (key !== undefined && !context.limitsReported && !response.headersSent) {
+      await describeLimits(
+        state,
+        key,
+        surface,
+        familyOf(match?.route.model, body, surface, dependencies),
+        sink.headers,
+        context,
+      );
+    }
+    sendError(response, surface, error, sink.headers, requestId, dependencies.logger, timeline);
+  }
+}
+
+/** Rate-limit headers for an answer that never reached admission; a store failure only loses them. */
+async function describeLimits(
+  state: RouteState,
+  key: ClientKey,
+  surface: FamilyCodec,
+  family: FamilyId,
+  headers: ResponseHeaders,
+  context: RequestContext,
+): Promise<void> {
+  try {
+    await state.dependencies.admission.describe({ clientId: key.id, surface, family, headers, context });
+  } catch (error) {
+    state.dependencies.logger.warn('rate-limit headers unavailable', {
+      requestId: context.requestId,
+      cause: error instanceof Error ? error.message : 'unknown',
+    });
+  }
+}
+
+/** The family whose limits an early error reports: the named model's, else the surface's own. */
+function familyOf(
+  pathModel: string | undefined,
+  body: unknown,
+  surface: FamilyCodec,
+  dependencies: AppDependencies,
+): FamilyId {
+  const named = pathModel ?? (isJsonObject(body) && typeof body.model === 'string' ? body.model : undefined);
+  return (named === undefined ? undefined : dependencies.models.resolve(named))?.family ?? surface.id;
+}
+
+async function adminRoute(
+  request: IncomingMessage,
+  pathname: string,
+  search: URLSearchParams,
+  state: RouteState,
+  answer: (status: number, body: unknown, headers?: ResponseHeaders) => void,
+): Promise<void> {
+  try {
+    if (state.admin === undefined) throw new AdminError(404, 'not_found', 'The admin API is not available');
+    const result = await handleAdmin(
+      {
+        method: request.method ?? 'GET',
+        pathname,
+        search,
+        credential: codecs.alpha.readClientKey(request.headers, search),
+        body: async () => {
+          if (!isJsonContentType(request.headers['content-type']))
+            throw new AdminError(415, 'unsupported_media_type', 'Content-Type must be application/json');
+          try {
+            return parseJsonBody(await readBody(request, 65_536));
+          } catch (error) {
+            if (error instanceof GatewayError)
+              throw new AdminError(error.status, 'invalid_request', error.message);
+            throw error;
+          }
+        },
+      },
+      state.admin,
+    );
+    answer(result.status, result.body);
+  } catch (error) {
+    if (error instanceof AdminError) {
+      answer(error.status, adminErrorBody(error));
+      return;
+    }
+    state.dependencies.logger.error('admin request failed', {
+      cause: error instanceof Error ? error.name : 'unknown',
+    });
+    answer(500, adminErrorBody(new AdminError(500, 'server_error', 'internal error')));
   }
 }
 
@@ -133,47 +323,38 @@ function surfaceForUnknownPath(pathname: string): FamilyCodec {
   return codecs.alpha;
 }
 
-async function modelsRoute(
+function modelsRoute(
   request: IncomingMessage,
-  response: ServerResponse,
   pathname: string,
   search: URLSearchParams,
-  baseHeaders: ResponseHeaders,
-  dependencies: AppDependencies,
-): Promise<void> {
+  state: RouteState,
+  answer: (status: number, body: unknown, headers?: ResponseHeaders) => void,
+): void {
+  const { dependencies } = state;
   const alpha = codecs.alpha;
-  if (!dependencies.keys.accepts(alpha.readClientKey(request.headers, search))) {
-    sendError(
-      response,
-      alpha,
-      new GatewayError('authentication', 'Invalid or missing API key'),
-      baseHeaders,
-      '',
-      dependencies.logger,
-    );
+  const fail = (error: GatewayError): void => {
+    const wire = alpha.encodeError(error);
+    answer(wire.status, wire.body);
+  };
+  if (
+    dependencies.keys.authenticate(alpha.readClientKey(request.headers, search), state.clock()) === undefined
+  ) {
+    fail(new GatewayError('authentication', 'Invalid or missing API key'));
     return;
   }
   const entries = dependencies.models.list();
   const listing = listModels(entries, dependencies.config.aliases);
   if (pathname === '/v1/models') {
-    sendJson(response, 200, baseHeaders, listing);
+    answer(200, listing);
     return;
   }
   const name = safeDecode(pathname.slice('/v1/models/'.length));
   const entry = dependencies.models.resolve(name);
   if (entry === undefined) {
-    sendError(
-      response,
-      alpha,
-      new GatewayError('not_found', `The model \`${name}\` does not exist`),
-      baseHeaders,
-      '',
-      dependencies.logger,
-    );
+    fail(new GatewayError('not_found', `The model \`${name}\` does not exist`));
     return;
   }
-  sendJson(response, 200, baseHeaders, describeModel(entry, []));
-  await Promise.resolve();
+  answer(200, describeModel(entry, []));
 }
 
 /** A malformed `%` escape is a client mistake, not an exception. */
@@ -202,6 +383,7 @@ function sendError(
   baseHeaders: ResponseHeaders,
   requestId: string,
   logger: Logger,
+  timeline: RequestTimeline,
 ): void {
   const gatewayError =
     error instanceof GatewayError ? error : new GatewayError('internal', 'internal error', { cause: error });
@@ -217,6 +399,7 @@ function sendError(
     return;
   }
   const wire = surface.encodeError(gatewayError);
+  timeline.answerStarting(baseHeaders);
   const headers: ResponseHeaders = { ...baseHeaders, ...wire.headers };
   if (gatewayError.kind === 'payload_too_large') headers.connection = 'close';
   sendJson(response, wire.status, headers, wire.body);

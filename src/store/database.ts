@@ -11,6 +11,59 @@ const migrations: readonly string[] = [
      created_at INTEGER NOT NULL,
      revoked_at INTEGER
    )`,
+  // Issue #4: key policies, spend, a generation counter the key cache polls, the usage ledger.
+  `ALTER TABLE client_keys ADD COLUMN models TEXT;
+   ALTER TABLE client_keys ADD COLUMN budget_usd REAL;
+   ALTER TABLE client_keys ADD COLUMN rpm INTEGER;
+   ALTER TABLE client_keys ADD COLUMN tpm INTEGER;
+   ALTER TABLE client_keys ADD COLUMN expires_at INTEGER;
+   ALTER TABLE client_keys ADD COLUMN updated_at INTEGER;
+   CREATE UNIQUE INDEX client_keys_active_name ON client_keys (name) WHERE revoked_at IS NULL;
+   CREATE TABLE key_spend (
+     key_id TEXT PRIMARY KEY,
+     spent_usd REAL NOT NULL DEFAULT 0
+   );
+   CREATE TABLE store_generation (
+     name TEXT PRIMARY KEY,
+     value INTEGER NOT NULL
+   );
+   INSERT INTO store_generation (name, value) VALUES ('client_keys', 0);
+   CREATE TRIGGER client_keys_inserted AFTER INSERT ON client_keys BEGIN
+     UPDATE store_generation SET value = value + 1 WHERE name = 'client_keys';
+   END;
+   CREATE TRIGGER client_keys_updated AFTER UPDATE ON client_keys BEGIN
+     UPDATE store_generation SET value = value + 1 WHERE name = 'client_keys';
+   END;
+   CREATE TRIGGER client_keys_deleted AFTER DELETE ON client_keys BEGIN
+     UPDATE store_generation SET value = value + 1 WHERE name = 'client_keys';
+   END;
+   CREATE TABLE usage_ledger (
+     id INTEGER PRIMARY KEY,
+     request_id TEXT NOT NULL,
+     attempt INTEGER NOT NULL,
+     final INTEGER NOT NULL,
+     created_at INTEGER NOT NULL,
+     key_id TEXT NOT NULL,
+     surface TEXT NOT NULL,
+     model TEXT NOT NULL,
+     family TEXT NOT NULL,
+     upstream_model TEXT,
+     stream INTEGER NOT NULL,
+     status INTEGER NOT NULL,
+     upstream_status INTEGER,
+     outcome TEXT NOT NULL,
+     error TEXT,
+     prompt_tokens INTEGER NOT NULL,
+     cached_tokens INTEGER NOT NULL,
+     cache_write_tokens INTEGER NOT NULL,
+     output_tokens INTEGER NOT NULL,
+     cost_usd REAL NOT NULL,
+     latency_ms REAL,
+     ttft_ms REAL,
+     overhead_ms REAL
+   );
+   CREATE INDEX usage_ledger_time ON usage_ledger (created_at);
+   CREATE INDEX usage_ledger_key_time ON usage_ledger (key_id, created_at);`,
 ];
 
 export type Database = DatabaseSync;

@@ -1,0 +1,158 @@
+/**
+ * The admission policy for client keys: model restrictions, budgets, rate limits and the
+ * rate-limit headers of the surface's family, then, when the request is settled, the
+ * reconciliation of tokens and cost and the ledger rows. Order: model → budget → rate limits
+ * (what is refused later gives back what was taken earlier). Nothing reaches an upstream
+ * unless all three admit the request.
+ */
+import type { ModelEntry } from '../config/catalog.ts';
+import type { FamilyCodec } from '../families/codec.ts';
+import type { AdmissionControl, LimitsQuery, RequestContext } from '../gateway/admission.ts';
+import type { ChatCall } from '../gateway/chat-call.ts';
+import type { Delivery } from '../gateway/deliver.ts';
+import type { PreparedRequest } from '../gateway/prepare-request.ts';
+import { GatewayError } from '../ir/index.ts';
+import type { ClientKeys } from '../keys/client-keys.ts';
+import type { Logger } from '../log/logger.ts';
+import { ledgerRows, refusalRow } from '../usage/ledger-rows.ts';
+import type { LedgerSink } from '../usage/ledger.ts';
+import type { BudgetStore, Reservation } from './budgets.ts';
+import { estimateRequest } from './estimate.ts';
+import type { RateLimiter, Refusal } from './rate-limiter.ts';
+
+export interface PolicyDependencies {
+  keys: ClientKeys;
+  limiter: RateLimiter;
+  budgets: BudgetStore;
+  ledger: LedgerSink;
+  /** True when the gateway knows the model's prices (catalog or configured models). */
+  isPriced: (entry: ModelEntry) => boolean;
+  /** Unix milliseconds. */
+  clock: () => number;
+  logger: Logger;
+}
+
+export function createAdmissionPolicy(dependencies: PolicyDependencies): AdmissionControl {
+  const { keys, limiter, budgets, ledger, clock, logger } = dependencies;
+  const quietly = (promise: Promise<void>): void => {
+    promise.catch((error: unknown) =>
+      logger.error('limits store failed', { cause: error instanceof Error ? error.message : 'unknown' }),
+    );
+  };
+
+  return {
+    async admit(call: ChatCall, prepared: PreparedRequest, context: RequestContext) {
+      const now = clock();
+      const { entry } = prepared;
+      const family = entry.family;
+      const refuse = (error: GatewayError): never => {
+        ledger.append(refusalRow(call, prepared, context, error, clock()));
+        throw error;
+      };
+      const key = keys.byId(call.clientId);
+      // Revoked between authentication and here (a reload in between).
+      if (key === undefined) return refuse(new GatewayError('authentication', 'Invalid or missing API key'));
+      const report = async (): Promise<void> => {
+        setLimitHeaders(call.surface, call.sink.headers, context, await limiter.state(key, family, now));
+      };
+
+      if (key.models !== undefined && !key.models.has(entry.name)) {
+        await report();
+        return refuse(modelDenied(call.surface, entry.name));
+      }
+      const estimate = estimateRequest(prepared.request, entry);
+      let reservation: Reservation | undefined;
+      if (key.budgetUsd !== undefined) {
+        if (!dependencies.isPriced(entry)) {
+          await report();
+          return refuse(
+            modelDeniedWith(
+              call.surface,
+              `${entry.name} has no known prices, so a key with a budget cannot call it`,
+            ),
+          );
+        }
+        const reserved = await budgets.reserve(key.id, key.budgetUsd, estimate.worstCaseUsd);
+        if (!reserved.admitted) {
+          await report();
+          // A spent budget does not come back by waiting: tells the SDKs not to retry.
+          call.sink.headers['x-should-retry'] = 'false';
+          return refuse(overBudget(reserved.spentUsd, reserved.budgetUsd));
+        }
+        reservation = reserved.reservation;
+      }
+      // Static keys are unrestricted: their windows are metered for the headers, never enforced.
+      const acquired = key.static
+        ? { state: await limiter.charge(key, family, estimate.tokens, now), refusal: undefined }
+        : await limiter.acquire(key, family, estimate.tokens, now);
+      setLimitHeaders(call.surface, call.sink.headers, context, acquired.state);
+      if (acquired.refusal !== undefined) {
+        if (reservation !== undefined) quietly(budgets.release(reservation));
+        return refuse(rateLimited(acquired.refusal, family, limiter.limitsFor(key, family)));
+      }
+
+      return {
+        settle(delivery: Delivery | undefined, error: unknown) {
+          const usage = delivery?.usage;
+          const used = usage === undefined ? 0 : usage.inputTokens + usage.outputTokens;
+          quietly(limiter.reconcile(key, family, estimate.tokens, used, clock()));
+          const cost = delivery?.costUsd ?? 0;
+          if (reservation !== undefined) quietly(budgets.settle(reservation, cost));
+          else budgets.record(key.id, cost);
+          for (const row of ledgerRows(call, prepared, context, delivery, error)) ledger.append(row);
+        },
+      };
+    },
+
+    async describe(query: LimitsQuery) {
+      const key = keys.byId(query.clientId);
+      if (key === undefined) return;
+      setLimitHeaders(
+        query.surface,
+        query.headers,
+        query.context,
+        await limiter.state(key, query.family, clock()),
+      );
+    },
+  };
+}
+
+function setLimitHeaders(
+  surface: FamilyCodec,
+  headers: Record<string, string | string[]>,
+  context: RequestContext,
+  state: Parameters<FamilyCodec['rateLimitHeaders']>[0],
+): void {
+  Object.assign(headers, surface.rateLimitHeaders(state));
+  context.limitsReported = true;
+}
+
+/** A key not allowed a model: the family's permission error, or model-not-found where it has none. */
+function modelDenied(surface: FamilyCodec, model: string): GatewayError {
+  return modelDeniedWith(surface, `This API key is not allowed to use the model \`${model}\``);
+}
+
+function modelDeniedWith(surface: FamilyCodec, message: string): GatewayError {
+  return surface.capabilities.permissionError
+    ? new GatewayError('permission', message)
+    : new GatewayError('not_found', message, { param: 'model' });
+}
+
+function overBudget(spentUsd: number, budgetUsd: number): GatewayError {
+  return new GatewayError(
+    'quota',
+    `This API key has used its budget: $${spentUsd.toFixed(4)} spent of $${budgetUsd.toFixed(2)}. Ask the operator to raise it.`,
+  );
+}
+
+function rateLimited(
+  refusal: Refusal,
+  family: string,
+  limits: { requestsPerMinute: number; tokensPerMinute: number },
+): GatewayError {
+  const limit = refusal.dimension === 'requests' ? limits.requestsPerMinute : limits.tokensPerMinute;
+  const message = refusal.exceedsLimit
+    ? `This request needs ${refusal.requested} tokens (prompt + max output), more than this key's limit of ${limit} tokens per minute for the ${family} family. Lower max tokens or shorten the prompt.`
+    : `Rate limit reached for ${refusal.dimension} per minute on the ${family} family: limit ${limit}, requested ${refusal.requested}. Try again in ${refusal.retryAfterSeconds}s.`;
+  return new GatewayError('rate_limited', message, { retryAfterSeconds: refusal.retryAfterSeconds });
+}

@@ -1,0 +1,81 @@
+/**
+ * Spend budgets per client key. A request reserves its worst-case cost (prompt + max output at
+ * catalog prices) before the call and settles to the real cost after it. A request is admitted
+ * while the key's committed spend (spent + outstanding reservations) is below its budget, so
+ * however many requests run at once, spend can pass the budget by at most one request's worst
+ * case: the last one admitted.
+ *
+ * Asynchronous like the rate-limit store, so a shared store can back it later; the in-memory
+ * store is exact because each check-and-reserve runs synchronously.
+ */
+
+export interface Reservation {
+  keyId: string;
+  amountUsd: number;
+}
+
+export type ReserveResult =
+  { admitted: true; reservation: Reservation } | { admitted: false; spentUsd: number; budgetUsd: number };
+
+export interface BudgetStore {
+  /** Reserves `worstCaseUsd` for the key when its committed spend is below `budgetUsd`. */
+  reserve(keyId: string, budgetUsd: number, worstCaseUsd: number): Promise<ReserveResult>;
+  /** Replaces a reservation with what the request really cost (0 when nothing was billed). */
+  settle(reservation: Reservation, costUsd: number): Promise<void>;
+  /** Gives a reservation back unused (the request was refused after reserving). */
+  release(reservation: Reservation): Promise<void>;
+  /** Records spend that had no reservation (keys without a budget). */
+  record(keyId: string, costUsd: number): void;
+  /** Spent so far (settled requests only). */
+  spent(keyId: string): number;
+}
+
+export class MemoryBudgets implements BudgetStore {
+  readonly #spent: Map<string, number>;
+  readonly #reserved = new Map<string, number>();
+
+  /** `initialSpend`: lifetime spend per key id from the store. */
+  constructor(initialSpend: ReadonlyMap<string, number> = new Map()) {
+    this.#spent = new Map(initialSpend);
+  }
+
+  reserve(keyId: string, budgetUsd: number, worstCaseUsd: number): Promise<ReserveResult> {
+    const spent = this.spent(keyId);
+    const reserved = this.#reserved.get(keyId) ?? 0;
+    if (spent + reserved >= budgetUsd)
+      return Promise.resolve({ admitted: false, spentUsd: spent, budgetUsd });
+    this.#reserved.set(keyId, reserved + worstCaseUsd);
+    return Promise.resolve({ admitted: true, reservation: { keyId, amountUsd: worstCaseUsd } });
+  }
+
+  settle(reservation: Reservation, costUsd: number): Promise<void> {
+    this.#unreserve(reservation);
+    this.record(reservation.keyId, costUsd);
+    return Promise.resolve();
+  }
+
+  release(reservation: Reservation): Promise<void> {
+    this.#unreserve(reservation);
+    return Promise.resolve();
+  }
+
+  record(keyId: string, costUsd: number): void {
+    if (costUsd > 0) this.#spent.set(keyId, this.spent(keyId) + costUsd);
+  }
+
+  spent(keyId: string): number {
+    return this.#spent.get(keyId) ?? 0;
+  }
+
+  /** Outstanding reservations (for tests). */
+  reserved(keyId: string): number {
+    return this.#reserved.get(keyId) ?? 0;
+  }
+
+  #unreserve({ keyId, amountUsd }: Reservation): void {
+    const left = (this.#reserved.get(keyId) ?? 0) - amountUsd;
+    // Float sums drift: anything within a nano-dollar of zero is zero.
+    if (left <= 1e-9) this.#reserved.delete(keyId);
+    else this.#reserved.set(keyId, left);
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * What a request may cost before it is sent: prompt tokens counted with the tokenizer (images are
+ * not counted: the real usage reconciles them) plus the request's max output for every candidate.
+ */
+import type { ModelEntry } from '../config/catalog.ts';
+import { promptTexts } from '../gateway/validate-request.ts';
+import type { ChatRequest } from '../ir/index.ts';
+import { countTextTokens } from '../tokenizer/count-tokens.ts';
+
+export interface Estimate {
+  promptTokens: number;
+  /** Max output × candidates. */
+  maxOutputTokens: number;
+  /** What the rate limiter reserves. */
+  tokens: number;
+  /** Every prompt token at the dearer of the input and cache-write prices, every output token paid. */
+  worstCaseUsd: number;
+}
+
+export function estimateRequest(request: ChatRequest, entry: ModelEntry): Estimate {
+  let promptTokens = 0;
+  for (const text of promptTexts(request)) promptTokens += countTextTokens(text);
+  const perCandidate = request.sampling.maxOutputTokens ?? entry.maxOutputTokens;
+  const maxOutputTokens = perCandidate * Math.max(1, request.sampling.candidateCount ?? 1);
+  const { pricing } = entry;
+  const inputPrice = Math.max(pricing.inputPerMillion, pricing.cacheWritePerMillion);
+  return {
+    promptTokens,
+    maxOutputTokens,
+    tokens: promptTokens + maxOutputTokens,
+    worstCaseUsd: (promptTokens * inputPrice + maxOutputTokens * pricing.outputPerMillion) / 1_000_000,
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * Everything issue #4 adds to a running gateway, composed in one place: client keys over the
+ * store, the admin key, rate limits, budgets, the usage ledger and the admission policy tying
+ * them together. `start-gateway.ts` wires the result in.
+ */
+import type { Config } from '../config/config.ts';
+import type { AdmissionControl } from '../gateway/admission.ts';
+import { AdminKey } from '../keys/admin-key.ts';
+import { bootstrapClientKeys, type ClientKeys } from '../keys/client-keys.ts';
+import type { KeyStore } from '../keys/key-store.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Database } from '../store/database.ts';
+import { UsageLedger } from '../usage/ledger.ts';
+import { createAdmissionPolicy } from './admission-policy.ts';
+import { MemoryBudgets } from './budgets.ts';
+import { MemoryRateLimitStore } from './rate-limit-store.ts';
+import { RateLimiter } from './rate-limiter.ts';
+
+export interface KeyServices {
+  keys: ClientKeys;
+  store: KeyStore;
+  /** A key generated at this start (no keys anywhere), to print once. */
+  generatedKey: string | undefined;
+  adminKey: AdminKey;
+  admission: AdmissionControl;
+  ledger: UsageLedger;
+}
+
+export function createKeyServices(
+  config: Config,
+  database: Database,
+  logger: Logger,
+  clock: () => number = Date.now,
+): KeyServices {
+  const { keys, store, generatedKey } = bootstrapClientKeys(database, config.staticKeys, clock());
+  const ledger = new UsageLedger(database, {
+    onError: (error) =>
+      logger.error('usage ledger write failed; rows kept for the next batch', {
+        cause: error instanceof Error ? error.message : 'unknown',
+      }),
+  });
+  // Catalog and configured models have known prices; `family/<id>` pass-through models do not.
+  const priced = new Set(config.models.map((entry) => entry.name));
+  const admission = createAdmissionPolicy({
+    keys,
+    limiter: new RateLimiter(new MemoryRateLimitStore(), config.rateLimits),
+    budgets: new MemoryBudgets(store.spend()),
+    ledger,
+    isPriced: (entry) => priced.has(entry.name),
+    clock,
+    logger,
+  });
+  return { keys, store, generatedKey, adminKey: new AdminKey(config.adminKey), admission, ledger };
+}

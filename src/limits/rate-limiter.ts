@@ -1,0 +1,131 @@
+/**
+ * Requests and tokens per minute, per client key × model family. Tokens are reserved before the
+ * call (prompt tokens + the request's max output) and reconciled with the real usage after it.
+ * Both windows are drawn in one atomic step: a request takes a request and its tokens, or nothing.
+ */
+import type { RateLimitState } from '../families/codec.ts';
+import type { FamilyId } from '../ir/index.ts';
+import type { Bucket, RateLimitStore } from './rate-limit-store.ts';
+
+export interface FamilyLimits {
+  requestsPerMinute: number;
+  tokensPerMinute: number;
+}
+
+/** What the limiter needs of a client key: its id and its own overrides. */
+export interface LimitedKey {
+  id: string;
+  rpm: number | undefined;
+  tpm: number | undefined;
+}
+
+export interface Refusal {
+  dimension: 'requests' | 'tokens';
+  /** Whole seconds until the same request would be admitted. */
+  retryAfterSeconds: number;
+  /** The request alone needs more than the per-minute limit: waiting cannot help. */
+  exceedsLimit: boolean;
+  /** Units the request asked for in that dimension. */
+  requested: number;
+}
+
+export interface Acquisition {
+  state: RateLimitState;
+  /** Undefined when admitted. */
+  refusal: Refusal | undefined;
+}
+
+const minute = 60_000;
+
+export class RateLimiter {
+  readonly #store: RateLimitStore;
+  readonly #limits: Readonly<Record<FamilyId, FamilyLimits>>;
+
+  constructor(store: RateLimitStore, limits: Readonly<Record<FamilyId, FamilyLimits>>) {
+    this.#store = store;
+    this.#limits = limits;
+  }
+
+  /** Takes one request and `tokens` tokens from the key's windows for the family, or nothing. */
+  async acquire(key: LimitedKey, family: FamilyId, tokens: number, now: number): Promise<Acquisition> {
+    const [requests, tokenBucket] = this.#buckets(key, family);
+    const result = await this.#store.draw(
+      [
+        { bucket: requests, amount: 1 },
+        { bucket: tokenBucket, amount: tokens },
+      ],
+      now,
+    );
+    const state = toState(result.states, now);
+    if (result.allowed) return { state, refusal: undefined };
+    const dimension = result.refusedBy === 0 ? 'requests' : 'tokens';
+    const exceedsLimit = !Number.isFinite(result.retryAfterMs);
+    return {
+      state,
+      refusal: {
+        dimension,
+        retryAfterSeconds: exceedsLimit ? minute / 1000 : Math.max(1, Math.ceil(result.retryAfterMs / 1000)),
+        exceedsLimit,
+        requested: dimension === 'requests' ? 1 : tokens,
+      },
+    };
+  }
+
+  /** Takes one request and `tokens` tokens without a check (metered, never refused). */
+  async charge(key: LimitedKey, family: FamilyId, tokens: number, now: number): Promise<RateLimitState> {
+    const [requests, tokenBucket] = this.#buckets(key, family);
+    await this.#store.adjust({ bucket: requests, amount: 1 }, now);
+    await this.#store.adjust({ bucket: tokenBucket, amount: tokens }, now);
+    return this.state(key, family, now);
+  }
+
+  /** Replaces a reservation of `reserved` tokens with the `used` ones (after the call). */
+  async reconcile(
+    key: LimitedKey,
+    family: FamilyId,
+    reserved: number,
+    used: number,
+    now: number,
+  ): Promise<void> {
+    if (reserved === used) return;
+    const [, tokens] = this.#buckets(key, family);
+    await this.#store.adjust({ bucket: tokens, amount: used - reserved }, now);
+  }
+
+  /** Gives back a whole admission (a request refused later, e.g. by its budget). */
+  async release(key: LimitedKey, family: FamilyId, tokens: number, now: number): Promise<void> {
+    const [requests, tokenBucket] = this.#buckets(key, family);
+    await this.#store.adjust({ bucket: requests, amount: -1 }, now);
+    await this.#store.adjust({ bucket: tokenBucket, amount: -tokens }, now);
+  }
+
+  async state(key: LimitedKey, family: FamilyId, now: number): Promise<RateLimitState> {
+    return toState(await this.#store.peek(this.#buckets(key, family), now), now);
+  }
+
+  limitsFor(key: LimitedKey, family: FamilyId): FamilyLimits {
+    const defaults = this.#limits[family];
+    return {
+      requestsPerMinute: key.rpm ?? defaults.requestsPerMinute,
+      tokensPerMinute: key.tpm ?? defaults.tokensPerMinute,
+    };
+  }
+
+  #buckets(key: LimitedKey, family: FamilyId): [Bucket, Bucket] {
+    const limits = this.limitsFor(key, family);
+    return [
+      { id: `${key.id}\u0000${family}\u0000requests`, limit: limits.requestsPerMinute, periodMs: minute },
+      { id: `${key.id}\u0000${family}\u0000tokens`, limit: limits.tokensPerMinute, periodMs: minute },
+    ];
+  }
+}
+
+function toState(
+  states: readonly { limit: number; remaining: number; resetMs: number }[],
+  now: number,
+): RateLimitState {
+  const [requests, tokens] = states;
+  if (requests === undefined || tokens === undefined)
+    throw new Error('rate-limit store returned too few states');
+  return { requests, tokens, now };
+}

@@ -1,0 +1,191 @@
+/**
+ * The usage ledger: one row per upstream attempt (or per request refused before any attempt),
+ * appended in memory on the request path and written in batched transactions off it. A batch is
+ * written at most `flushWindowMs` after its first row was appended, so a `kill -9` loses at most
+ * that window; `close()` (graceful shutdown) writes everything. Each batch also adds its cost to
+ * the keys' lifetime spend in the same transaction, so spend and ledger never disagree.
+ */
+import type { StatementSync } from 'node:sqlite';
+import type { Database } from '../store/database.ts';
+
+/** How a row's attempt (or refused request) ended. */
+export type LedgerOutcome = 'ok' | 'aborted' | 'failed' | 'rejected';
+
+export interface LedgerRow {
+  requestId: string;
+  /** 1, 2, … per upstream attempt; 0 when the request was refused before any upstream call. */
+  attempt: number;
+  /** The row that carries the request's outcome, usage and cost (one per request). */
+  final: boolean;
+  /** Unix milliseconds the attempt (or the refused request) started. */
+  createdAt: number;
+  keyId: string;
+  /** `unified` or the surface family. */
+  surface: string;
+  model: string;
+  family: string;
+  upstreamModel: string | undefined;
+  stream: boolean;
+  /** The HTTP status the client got. */
+  status: number;
+  /** The upstream's HTTP status for this attempt; 0 when none arrived; undefined when never sent. */
+  upstreamStatus: number | undefined;
+  outcome: LedgerOutcome;
+  /** The error kind when the attempt or request did not succeed. */
+  error: string | undefined;
+  promptTokens: number;
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  latencyMs: number | undefined;
+  ttftMs: number | undefined;
+  overheadMs: number | undefined;
+}
+
+export interface LedgerSink {
+  append(row: LedgerRow): void;
+}
+
+/** The most a `kill -9` can lose (see README). */
+export const flushWindowMs = 100;
+/** Past this many pending rows a batch is written at once (bounded memory under bursts). */
+const maxPending = 5_000;
+
+export interface LedgerOptions {
+  flushWindowMs?: number;
+  /** Told about a failed write (the rows stay queued and are retried). */
+  onError?: (error: unknown) => void;
+}
+
+export class UsageLedger implements LedgerSink {
+  readonly #database: Database;
+  readonly #insert: StatementSync;
+  readonly #addSpend: StatementSync;
+  readonly #windowMs: number;
+  readonly #onError: (error: unknown) => void;
+  #pending: LedgerRow[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+  #written = 0;
+
+  constructor(database: Database, options: LedgerOptions = {}) {
+    this.#database = database;
+    this.#windowMs = Math.min(options.flushWindowMs ?? flushWindowMs, 200);
+    this.#onError = options.onError ?? (() => undefined);
+    this.#insert = database.prepare(
+      `INSERT INTO usage_ledger (request_id, attempt, final, created_at, key_id, surface, model, family,
+         upstream_model, stream, status, upstream_status, outcome, error, prompt_tokens, cached_tokens,
+         cache_write_tokens, output_tokens, cost_usd, latency_ms, ttft_ms, overhead_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.#addSpend = database.prepare(
+      `INSERT INTO key_spend (key_id, spent_usd) VALUES (?, ?)
+       ON CONFLICT (key_id) DO UPDATE SET spent_usd = spent_usd + excluded.spent_usd`,
+    );
+  }
+
+  append(row: LedgerRow): void {
+    this.#pending.push(row);
+    if (this.#closed) {
+      this.flush();
+      return;
+    }
+    if (this.#pending.length >= maxPending) {
+      this.#schedule(0);
+      return;
+    }
+    this.#schedule(this.#windowMs);
+  }
+
+  /** Writes every pending row in one transaction; returns how many were written. */
+  flush(): number {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    const batch = this.#pending;
+    if (batch.length === 0) return 0;
+    this.#pending = [];
+    try {
+      this.#write(batch);
+    } catch (error) {
+      this.#pending = batch.concat(this.#pending);
+      this.#onError(error);
+      if (!this.#closed) this.#schedule(this.#windowMs);
+      return 0;
+    }
+    this.#written += batch.length;
+    return batch.length;
+  }
+
+  /** Writes what is pending; later appends are written at once. */
+  close(): void {
+    this.#closed = true;
+    this.flush();
+  }
+
+  get pending(): number {
+    return this.#pending.length;
+  }
+
+  /** Rows written since start. */
+  get written(): number {
+    return this.#written;
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#timer !== undefined) {
+      if (delayMs > 0) return;
+      clearTimeout(this.#timer);
+    }
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.flush();
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  #write(batch: readonly LedgerRow[]): void {
+    const spend = new Map<string, number>();
+    this.#database.exec('BEGIN');
+    try {
+      for (const row of batch) {
+        this.#insert.run(
+          row.requestId,
+          row.attempt,
+          row.final ? 1 : 0,
+          row.createdAt,
+          row.keyId,
+          row.surface,
+          row.model,
+          row.family,
+          row.upstreamModel ?? null,
+          row.stream ? 1 : 0,
+          row.status,
+          row.upstreamStatus ?? null,
+          row.outcome,
+          row.error ?? null,
+          row.promptTokens,
+          row.cachedTokens,
+          row.cacheWriteTokens,
+          row.outputTokens,
+          row.costUsd,
+          roundMs(row.latencyMs),
+          roundMs(row.ttftMs),
+          roundMs(row.overheadMs),
+        );
+        if (row.costUsd > 0) spend.set(row.keyId, (spend.get(row.keyId) ?? 0) + row.costUsd);
+      }
+      for (const [keyId, cost] of spend) this.#addSpend.run(keyId, cost);
+      this.#database.exec('COMMIT');
+    } catch (error) {
+      if (this.#database.isTransaction) this.#database.exec('ROLLBACK');
+      throw error;
+    }
+  }
+}
+
+function roundMs(value: number | undefined): number | null {
+  return value === undefined ? null : Math.round(value * 100) / 100;
+}

@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { AttemptRecord } from '../gateway/chat-call.ts';
+import { overheadHeader, RequestTimeline } from './request-timeline.ts';
+
+function attempt(headersMs: number | undefined, status = 200): AttemptRecord {
+  return {
+    model: 'B-1',
+    family: 'beta',
+    upstreamModel: 'B-1',
+    status,
+    startedAt: Date.now() - (headersMs ?? 0),
+    headersMs,
+  } as AttemptRecord;
+}
+
+test('overhead is the time to the answer minus the upstream waits (overlaps counted once)', () => {
+  const timeline = new RequestTimeline(performance.now() - 100);
+  timeline.recordAttempt(attempt(40, 503));
+  timeline.recordAttempt(attempt(30));
+  const headers: Record<string, string> = {};
+  timeline.answerStarting(headers);
+  const overhead = Number(headers[overheadHeader]);
+  // 100 ms since arrival; the two waits overlap (both end now): 40 ms of upstream time.
+  assert.ok(overhead >= 59 && overhead < 70, `overhead ${overhead}`);
+  assert.equal(timeline.overheadMs?.toFixed(2), headers[overheadHeader]);
+  timeline.answerStarting(headers);
+  assert.equal(Number(headers[overheadHeader]), overhead, 'fixed when the answer started');
+});
+
+test('with no upstream call, all the time is overhead', () => {
+  const timeline = new RequestTimeline(performance.now() - 5);
+  const headers: Record<string, string> = {};
+  timeline.answerStarting(headers);
+  assert.ok(Number(headers[overheadHeader]) >= 5);
+});
