@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CallTimers } from './timers.ts';
+
+// Real timers with small values and wide margins: these are what the timers are for.
+
+test('first byte: fires with a timeout error when no body byte came in time', async () => {
+  const timers = new CallTimers(
+    { connectMs: 1000, firstByteMs: 30, idleMs: 1000 },
+    new AbortController().signal,
+  );
+  await sleep(80);
+  assert.equal(timers.signal.aborted, true);
+  assert.ok(timers.fired);
+  assert.equal(timers.fired.kind, 'timeout');
+  assert.match(timers.fired.message, /did not start answering/);
+});
+
+test('idle: every chunk resets it; a flowing stream has no total cap; a stall fires it', async () => {
+  const timers = new CallTimers(
+    { connectMs: 1000, firstByteMs: 1000, idleMs: 60 },
+    new AbortController().signal,
+  );
+  for (let index = 0; index < 8; index++) {
+    timers.chunk();
+    await sleep(20);
+  }
+  assert.equal(timers.signal.aborted, false, '160 ms of chunks 20 ms apart: no timeout');
+  assert.ok(timers.firstByteMs !== undefined);
+  await sleep(120);
+  assert.equal(timers.fired?.message, 'the upstream stopped sending data');
+});
+
+test('the client leaving aborts the call at once; stop() disarms everything', async () => {
+  const client = new AbortController();
+  const timers = new CallTimers({ connectMs: 1000, firstByteMs: 30, idleMs: 30 }, client.signal);
+  client.abort();
+  assert.equal(timers.signal.aborted, true);
+  assert.equal(timers.fired, undefined);
+  const quiet = new CallTimers(
+    { connectMs: 1000, firstByteMs: 30, idleMs: 30 },
+    new AbortController().signal,
+  );
+  quiet.stop();
+  await sleep(60);
+  assert.equal(quiet.signal.aborted, false);
+});
