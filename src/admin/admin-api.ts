@@ -223,13 +223,13 @@ function expiry(text: string, now: number): number {
   return at;
 }
 
+export function keyStatus(record: KeyRecord, now: number): 'active' | 'revoked' | 'expired' {
+  if (record.revokedAt !== undefined) return 'revoked';
+  return record.expiresAt !== undefined && now >= record.expiresAt ? 'expired' : 'active';
+}
+
 export function keyView(record: KeyRecord, now: number): JsonObject {
-  const status =
-    record.revokedAt !== undefined
-      ? 'revoked'
-      : record.expiresAt !== undefined && now >= record.expiresAt
-        ? 'expired'
-        : 'active';
+  const status = keyStatus(record, now);
   return {
     id: record.id,
     object: 'key',

@@ -5,7 +5,7 @@
  * (what is refused later gives back what was taken earlier). Nothing reaches an upstream
  * unless all three admit the request.
  */
-import type { ModelEntry } from '../config/catalog.ts';
+import type { ModelEntry, ModelPricing } from '../config/catalog.ts';
 import type { FamilyCodec } from '../families/codec.ts';
 import type { AdmissionControl, LimitsQuery, RequestContext } from '../gateway/admission.ts';
 import type { ChatCall } from '../gateway/chat-call.ts';
@@ -27,6 +27,8 @@ export interface PolicyDependencies {
   ledger: LedgerSink;
   /** True when the gateway knows the model's prices (catalog or configured models). */
   isPriced: (entry: ModelEntry) => boolean;
+  /** The prices a budget reserves at: the dearest of the model and the fallbacks it may use. */
+  pricingFor: (entry: ModelEntry) => ModelPricing;
   /** Unix milliseconds. */
   clock: () => number;
   logger: Logger;
@@ -60,7 +62,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
         await report();
         return refuse(modelDenied(call.surface, entry.name));
       }
-      const estimate = estimateRequest(prepared.request, entry);
+      const estimate = estimateRequest(prepared.request, entry, dependencies.pricingFor(entry));
       let reservation: Reservation | undefined;
       if (key.budgetUsd !== undefined) {
         if (!dependencies.isPriced(entry)) {

@@ -3,6 +3,7 @@
  * store, the admin key, rate limits, budgets, the usage ledger and the admission policy tying
  * them together. `start-gateway.ts` wires the result in.
  */
+import type { ModelPricing } from '../config/catalog.ts';
 import type { Config } from '../config/config.ts';
 import type { AdmissionControl } from '../gateway/admission.ts';
 import { AdminKey } from '../keys/admin-key.ts';
@@ -41,14 +42,40 @@ export function createKeyServices(
   });
   // Catalog and configured models have known prices; `family/<id>` pass-through models do not.
   const priced = new Set(config.models.map((entry) => entry.name));
+  const ceilings = priceCeilings(config);
   const admission = createAdmissionPolicy({
     keys,
     limiter: new RateLimiter(new MemoryRateLimitStore(), config.rateLimits),
     budgets: new MemoryBudgets(store.spend()),
     ledger,
     isPriced: (entry) => priced.has(entry.name),
+    pricingFor: (entry) => ceilings.get(entry.name) ?? entry.pricing,
     clock,
     logger,
   });
   return { keys, store, generatedKey, adminKey: new AdminKey(config.adminKey), admission, ledger };
+}
+
+/** Per model, the dearest price of each kind among the model and every fallback it can reach. */
+export function priceCeilings(config: Pick<Config, 'models' | 'routing'>): Map<string, ModelPricing> {
+  const byName = new Map(config.models.map((entry) => [entry.name, entry]));
+  const ceilings = new Map<string, ModelPricing>();
+  for (const entry of config.models) {
+    const ceiling = { ...entry.pricing };
+    const seen = new Set([entry.name]);
+    const queue = [...(config.routing[entry.name]?.fallbacks ?? [])];
+    for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const pricing = byName.get(name)?.pricing;
+      if (pricing === undefined) continue;
+      ceiling.inputPerMillion = Math.max(ceiling.inputPerMillion, pricing.inputPerMillion);
+      ceiling.outputPerMillion = Math.max(ceiling.outputPerMillion, pricing.outputPerMillion);
+      ceiling.cacheReadPerMillion = Math.max(ceiling.cacheReadPerMillion, pricing.cacheReadPerMillion);
+      ceiling.cacheWritePerMillion = Math.max(ceiling.cacheWritePerMillion, pricing.cacheWritePerMillion);
+      queue.push(...(config.routing[name]?.fallbacks ?? []));
+    }
+    ceilings.set(entry.name, ceiling);
+  }
+  return ceilings;
 }

@@ -64,6 +64,8 @@ const migrations: readonly string[] = [
    );
    CREATE INDEX usage_ledger_time ON usage_ledger (created_at);
    CREATE INDEX usage_ledger_key_time ON usage_ledger (key_id, created_at);`,
+  // The deployment an attempt called (issue #5: several per model).
+  `ALTER TABLE usage_ledger ADD COLUMN deployment TEXT`,
 ];
 
 export type Database = DatabaseSync;

@@ -25,6 +25,7 @@ export function refusalRow(
     final: true,
     createdAt: Math.min(now, context.timeline.receivedAtMs),
     upstreamModel: undefined,
+    deployment: undefined,
     status: call.surface.encodeError(error).status,
     upstreamStatus: undefined,
     outcome: 'rejected',
@@ -56,7 +57,7 @@ export function ledgerRows(
   const final = {
     status,
     outcome,
-    error: outcome === 'ok' ? undefined : aborted ? 'client_abort' : failure?.kind,
+    error: outcome === 'ok' ? undefined : aborted ? abortReason(call.signal) : failure?.kind,
     promptTokens: usage?.inputTokens ?? 0,
     cachedTokens: usage?.cacheReadTokens ?? 0,
     cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
@@ -75,18 +76,18 @@ export function ledgerRows(
         attempt: 0,
         final: true,
         createdAt: timeline.receivedAtMs,
-        upstreamModel: prepared.entry.upstreamModel,
+        upstreamModel: undefined,
+        deployment: undefined,
         upstreamStatus: undefined,
       },
     ];
   }
+  // The call that answered carries the request's usage (the last one: a fan-out answers with all).
   let finalIndex = attempts.length - 1;
-  if (delivery !== undefined) {
-    for (let index = attempts.length - 1; index >= 0; index--) {
-      if (isSuccess(attempts[index]?.record.status ?? 0)) {
-        finalIndex = index;
-        break;
-      }
+  for (let index = attempts.length - 1; index >= 0; index--) {
+    if (attempts[index]?.record.answered === true) {
+      finalIndex = index;
+      break;
     }
   }
   return attempts.map((attempt, index): LedgerRow => {
@@ -98,16 +99,16 @@ export function ledgerRows(
       model: record.model,
       family: record.family,
       upstreamModel: record.upstreamModel,
+      deployment: record.deployment,
       upstreamStatus: record.status,
     };
-    if (index === finalIndex) return { ...row, ...final, final: true };
-    const succeeded = isSuccess(record.status);
+    if (index === finalIndex) return { ...row, ...final, error: final.error ?? record.error, final: true };
     return {
       ...row,
       final: false,
       status,
-      outcome: succeeded ? outcome : 'failed',
-      error: succeeded ? final.error : record.status === 0 ? 'no_response' : `upstream_${record.status}`,
+      outcome: record.answered ? outcome : 'failed',
+      error: record.answered ? final.error : (record.error ?? 'upstream'),
       promptTokens: 0,
       cachedTokens: 0,
       cacheWriteTokens: 0,
@@ -139,11 +140,13 @@ function baseRow(call: ChatCall, prepared: PreparedRequest, context: RequestCont
   };
 }
 
-function isSuccess(status: number): boolean {
-  return status >= 200 && status < 300;
-}
-
 function asGatewayError(error: unknown): GatewayError | undefined {
   if (error === undefined) return undefined;
   return error instanceof GatewayError ? error : new GatewayError('internal', 'internal error');
+}
+
+/** `client_abort` when the client left, `shutdown` when a drain timed out. */
+function abortReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return typeof reason === 'string' ? reason : 'client_abort';
 }

@@ -15,6 +15,7 @@ function row(overrides: Partial<LedgerRow> = {}): LedgerRow {
     model: 'B-1',
     family: 'beta',
     upstreamModel: 'B-1',
+    deployment: 'B-1',
     stream: false,
     status: 200,
     upstreamStatus: 200,

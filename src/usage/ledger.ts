@@ -25,6 +25,8 @@ export interface LedgerRow {
   model: string;
   family: string;
   upstreamModel: string | undefined;
+  /** The deployment called (its configured id); undefined when none was. */
+  deployment: string | undefined;
   stream: boolean;
   /** The HTTP status the client got. */
   status: number;
@@ -75,9 +77,9 @@ export class UsageLedger implements LedgerSink {
     this.#onError = options.onError ?? (() => undefined);
     this.#insert = database.prepare(
       `INSERT INTO usage_ledger (request_id, attempt, final, created_at, key_id, surface, model, family,
-         upstream_model, stream, status, upstream_status, outcome, error, prompt_tokens, cached_tokens,
-         cache_write_tokens, output_tokens, cost_usd, latency_ms, ttft_ms, overhead_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         upstream_model, deployment, stream, status, upstream_status, outcome, error, prompt_tokens,
+         cached_tokens, cache_write_tokens, output_tokens, cost_usd, latency_ms, ttft_ms, overhead_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#addSpend = database.prepare(
       `INSERT INTO key_spend (key_id, spent_usd) VALUES (?, ?)
@@ -161,6 +163,7 @@ export class UsageLedger implements LedgerSink {
           row.model,
           row.family,
           row.upstreamModel ?? null,
+          row.deployment ?? null,
           row.stream ? 1 : 0,
           row.status,
           row.upstreamStatus ?? null,

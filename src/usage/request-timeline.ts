@@ -37,10 +37,10 @@ export class RequestTimeline {
   /** For `ChatCall.onAttempt`. */
   readonly recordAttempt = (record: AttemptRecord): void => {
     const endedAt = performance.now();
-    const sentAt =
-      record.headersMs === undefined
-        ? endedAt - Math.max(0, Date.now() - record.startedAt)
-        : endedAt - record.headersMs;
+    // Reported when the call answers (its first body byte) or fails (after its headers, or with
+    // none): the wait is measured back from now, at Date.now() precision only without headers.
+    const waited = record.firstByteMs ?? record.headersMs ?? Math.max(0, Date.now() - record.startedAt);
+    const sentAt = endedAt - waited;
     this.attempts.push({ record, endedAt, sentAt: Math.max(this.receivedAt, sentAt) });
   };
 
