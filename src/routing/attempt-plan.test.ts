@@ -93,17 +93,30 @@ test('the time budget: no retry whose wait would end past it, no new attempt aft
   assert.deepEqual(exhaust(plan, clock), ['B-1:b+0', 'B-1:b+75', 'done']);
 });
 
-test('open circuits: skipped; when none can serve, an unavailable error with the time to the next probe', () => {
+test('open circuits: skipped while another deployment or fallback can serve, else called anyway', () => {
   const clock = new ManualClock();
   const b = deployment('b', { threshold: 2 });
   b.breaker.fail(clock.now());
   b.breaker.fail(clock.now());
   clock.time += 1500;
-  const plan = new AttemptPlan(route('B-1', [b], clock), testPolicy, clock, false);
+  const a2 = route('A-2', [deployment('a', { family: 'alpha', model: 'A-2' })], clock);
+  const withFallback = new AttemptPlan(chain(route('B-1', [b], clock), a2), testPolicy, clock, false);
+  assert.equal(describe(withFallback.next()), 'A-2:a+0');
+  const alone = new AttemptPlan(route('B-1', [b], clock), testPolicy, clock, false);
+  const step = alone.next();
+  assert.equal(describe(step), 'B-1:b+0', 'the only option: a blip must not become an outage');
+  assert.ok(step);
+  alone.begin(step);
+  alone.answered(step);
+  assert.equal(b.breaker.state(clock.now()), 'closed', 'a success closes it');
+});
+
+test('nothing to call at all (every model skipped): the last reason, or unavailable', () => {
+  const clock = new ManualClock();
+  const plan = new AttemptPlan(route('B-1', [deployment('b')], clock), testPolicy, clock, false);
+  plan.skipModel(new GatewayError('invalid_request', 'does not fit'));
   assert.equal(plan.next(), undefined);
-  const error = plan.finalError();
-  assert.equal(error.kind, 'unavailable');
-  assert.equal(error.retryAfterSeconds, 4);
+  assert.equal(plan.finalError().message, 'does not fit');
 });
 
 test('failures count toward the breaker: 5xx yes, 429 no (it cools the deployment instead)', () => {
@@ -111,7 +124,11 @@ test('failures count toward the breaker: 5xx yes, 429 no (it cools the deploymen
   const a = deployment('a', { threshold: 2 });
   const single = route('B-1', [a], clock);
   const plan = new AttemptPlan(single, testPolicy, clock, false);
-  assert.deepEqual(exhaust(plan, clock), ['B-1:a+0', 'B-1:a+75', 'done'], 'open after two: no third call');
+  assert.deepEqual(
+    exhaust(plan, clock),
+    ['B-1:a+0', 'B-1:a+75', 'B-1:a+150', 'done'],
+    'open after two, yet the only option: retried',
+  );
   assert.equal(a.breaker.state(clock.now()), 'open');
   assert.equal(a.inFlight, 0);
   const b = deployment('b', { threshold: 1 });

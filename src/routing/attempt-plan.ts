@@ -4,7 +4,10 @@
  * `retry.attempts` calls on the model; then each fallback in chain order the same way. A retry of
  * a deployment already tried waits an exponential backoff with jitter, and at least what its
  * `retry-after` asked (a longer wait than `maxRetryAfterMs` ends the retries on it). Nothing starts
- * past `maxAttempts` calls or `budgetMs`. A request carrying fault-injection headers (a rehearsal)
+ * past `maxAttempts` calls or `budgetMs`. Open circuits are skipped while any deployment of the
+ * chain can take a call; when none can, the request ignores the breakers (Envoy's "panic" rule):
+ * failing every request for a whole cool-down would turn a short upstream blip into an outage.
+ * A request carrying fault-injection headers (a rehearsal)
  * calls each deployment at most once and leaves breakers and cooling untouched: the fault is the
  * client's, not the upstream's.
  */
@@ -53,7 +56,12 @@ export class AttemptPlan {
   #failed: Deployment[] | undefined;
   #notBefore: number[] | undefined;
   #lastError: GatewayError | undefined;
-  readonly #filter: PickFilter = { exclude: undefined, only: undefined, avoidCooling: true };
+  readonly #filter: PickFilter = {
+    exclude: undefined,
+    only: undefined,
+    avoidCooling: true,
+    ignoreBreaker: false,
+  };
 
   constructor(primary: ModelRoute, policy: RetryConfig, clock: RoutingClock, rehearsal: boolean) {
     this.#chain = primary.chain;
@@ -73,6 +81,7 @@ export class AttemptPlan {
     if (this.#total >= this.#policy.maxAttempts) return undefined;
     const now = this.#clock.now();
     if (this.#total > 0 && now >= this.#deadline) return undefined;
+    this.#filter.ignoreBreaker = !this.#anyAllows(now);
     while (this.#index < this.#chain.length) {
       const route = this.#chain[this.#index] as ModelRoute;
       if (this.#onModel < this.#policy.attempts) {
@@ -82,6 +91,16 @@ export class AttemptPlan {
       this.#advance();
     }
     return undefined;
+  }
+
+  /** Some deployment of the chain may take a call now (its circuit is not open). */
+  #anyAllows(now: number): boolean {
+    for (let index = this.#index; index < this.#chain.length; index++) {
+      for (const deployment of (this.#chain[index] as ModelRoute).deployments) {
+        if (deployment.breaker.allows(now)) return true;
+      }
+    }
+    return false;
   }
 
   #pickOn(route: ModelRoute, now: number): Step | undefined {

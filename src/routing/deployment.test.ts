@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { PickFilter } from './deployment.ts';
 import { ManualClock, deployment, route } from './test-kit.ts';
 
-const all: PickFilter = { exclude: undefined, only: undefined, avoidCooling: true };
+const all: PickFilter = { exclude: undefined, only: undefined, avoidCooling: true, ignoreBreaker: false };
 
 function picks(count: number, pick: () => string | undefined): Record<string, number> {
   const counts: Record<string, number> = {};

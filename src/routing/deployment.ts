@@ -80,6 +80,8 @@ export interface PickFilter {
   only: readonly Deployment[] | undefined;
   /** Leave out deployments still cooling from a `retry-after`. */
   avoidCooling: boolean;
+  /** Take open circuits too (every deployment of the chain has one open). */
+  ignoreBreaker: boolean;
 }
 
 /** A catalog model and where it can be served: its deployments, then its fallback chain. */
@@ -140,7 +142,7 @@ export class ModelRoute {
 }
 
 function eligible(deployment: Deployment, now: number, filter: PickFilter): boolean {
-  if (!deployment.breaker.allows(now)) return false;
+  if (!filter.ignoreBreaker && !deployment.breaker.allows(now)) return false;
   if (filter.avoidCooling && deployment.coolingUntil > now) return false;
   if (filter.exclude !== undefined && filter.exclude.includes(deployment)) return false;
   return filter.only === undefined || filter.only.includes(deployment);
