@@ -1,9 +1,10 @@
 /**
- * The attempts of one client request. Order: the model's deployments (weighted choice among the
- * healthy ones, a deployment that failed in this request only after the others), up to
- * `retry.attempts` calls on the model; then each fallback in chain order the same way. A retry of
- * a deployment already tried waits an exponential backoff with jitter, and at least what its
- * `retry-after` asked (a longer wait than `maxRetryAfterMs` ends the retries on it). Nothing starts
+ * The attempts of one client request. Order: the model's deployments, each once (weighted choice
+ * among the healthy ones); once they are exhausted, the next fallback in chain order the same way.
+ * A deployment already tried is tried again only when no later model can serve (a fallback beats
+ * waiting), after an exponential backoff with jitter and at least what its `retry-after` asked (a
+ * longer wait than `maxRetryAfterMs` ends the retries on it); at most `retry.attempts` calls per
+ * model. Nothing starts
  * past `maxAttempts` calls or `budgetMs`. Open circuits are skipped while any deployment of the
  * chain can take a call; when none can, the request ignores the breakers (Envoy's "panic" rule):
  * failing every request for a whole cool-down would turn a short upstream blip into an outage.
@@ -103,6 +104,16 @@ export class AttemptPlan {
     return false;
   }
 
+  /** A model after the current one has a deployment that may take a call now. */
+  #laterCanServe(now: number): boolean {
+    for (let index = this.#index + 1; index < this.#chain.length; index++) {
+      for (const deployment of (this.#chain[index] as ModelRoute).deployments) {
+        if (this.#filter.ignoreBreaker || deployment.breaker.allows(now)) return true;
+      }
+    }
+    return false;
+  }
+
   #pickOn(route: ModelRoute, now: number): Step | undefined {
     const filter = this.#filter;
     filter.exclude = this.#failed;
@@ -116,7 +127,7 @@ export class AttemptPlan {
       deployment = route.pick(now, filter);
     }
     if (deployment !== undefined) return { route, deployment, waitMs: 0 };
-    if (this.#rehearsal || this.#failed === undefined) return undefined;
+    if (this.#rehearsal || this.#failed === undefined || this.#laterCanServe(now)) return undefined;
     // Every deployment that may take a call failed in this request already: retry one after a wait.
     const retryable = this.#retryCandidates(route, now);
     if (retryable.length === 0) return undefined;
