@@ -61,12 +61,9 @@ test('several deployments: each once without waiting, then the fallbacks in orde
     'done',
   ]);
   assert.equal(plan.attempts, 6);
-  const shorter = new AttemptPlan(b1, { ...testPolicy, maxAttempts: 4 }, clock, false);
-  assert.deepEqual(
-    exhaust(shorter, clock),
-    ['B-1:b1+0', 'B-1:b2+0', 'A-2:a+0', 'C-1:c+0', 'done'],
-    'the budget',
-  );
+  const shorter = exhaust(new AttemptPlan(b1, { ...testPolicy, maxAttempts: 4 }, clock, false), clock);
+  assert.deepEqual(shorter.slice(0, 2).sort(), ['B-1:b1+0', 'B-1:b2+0']);
+  assert.deepEqual(shorter.slice(2), ['A-2:a+0', 'C-1:c+0', 'done'], 'the request budget');
 });
 
 test('a retry-after is waited out when short; a long one ends the retries on that deployment', () => {
