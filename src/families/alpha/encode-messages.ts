@@ -48,9 +48,12 @@ function encodeAssistant(parts: AssistantPart[]): AlphaMessage {
     : { role: 'assistant', content };
 }
 
+const startsWithError = /^error\b/i;
+
 /**
- * A tool message carries text only: text parts are joined; images (A has no slot for them in a
- * tool message) follow the run of tool messages in one user message, labelled with their call.
+ * A tool message carries text only: text parts are joined (an error result says `Error: …`, A
+ * having no flag for it); images (A has no slot for them in a tool message) follow the run of
+ * tool messages in one user message, labelled with their call.
  */
 function encodeToolResult(result: ToolResultPart, images: AlphaUserPart[], warnings: string[]): AlphaMessage {
   const texts: string[] = [];
@@ -70,12 +73,10 @@ function encodeToolResult(result: ToolResultPart, images: AlphaUserPart[], warni
       `alpha models take no images in tool messages: the image from tool call ${result.callId} was sent in a user message after the tool results`,
     );
   }
-  if (result.isError) {
-    warnings.push(
-      `the error flag of tool result ${result.callId} has no equivalent for alpha models and was dropped`,
-    );
-  }
-  return { role: 'tool', tool_call_id: result.callId, content: texts.join('\n') };
+  // A has no error flag: the model learns of the failure from the text, as A tools report it.
+  const text = texts.join('\n');
+  const content = result.isError && !startsWithError.test(text) ? `Error: ${text}` : text;
+  return { role: 'tool', tool_call_id: result.callId, content };
 }
 
 function encodeMessage(message: Message, out: AlphaMessage[], warnings: string[]): void {

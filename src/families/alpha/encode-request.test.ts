@@ -118,7 +118,7 @@ test('other families’ content: url images, errors and images in tool results (
         ],
         tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'f', arguments: '{}' } }],
       },
-      { role: 'tool', tool_call_id: 'toolu_1', content: 'line 1\nline 2' },
+      { role: 'tool', tool_call_id: 'toolu_1', content: 'Error: line 1\nline 2' },
       {
         role: 'user',
         content: [
@@ -134,7 +134,6 @@ test('other families’ content: url images, errors and images in tool results (
   assert.deepEqual(upstream.warnings, [
     'cache_control markers have no equivalent for alpha models (they cache repeated prompt prefixes automatically) and were dropped',
     'alpha models take no images in tool messages: the image from tool call toolu_1 was sent in a user message after the tool results',
-    'the error flag of tool result toolu_1 has no equivalent for alpha models and was dropped',
   ]);
 });
 

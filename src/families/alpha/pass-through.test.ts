@@ -40,9 +40,17 @@ test('the client body goes up unchanged except the model; streams get include_us
 
 const context: ResponseContext = { model: 'my-alias', includeUsage: false, legacyFunctions: false };
 
-test('the response body keeps everything but shows the client model', () => {
+test('the response body keeps everything but shows the client model (and the spec flat cached_tokens)', () => {
   const body = fixtureJson('text.json') as JsonObject;
-  assert.deepEqual(passThrough.rewriteResponse(body, context), { ...body, model: 'my-alias' });
+  const usage = body.usage as JsonObject;
+  assert.deepEqual(passThrough.rewriteResponse(body, context), {
+    ...body,
+    model: 'my-alias',
+    usage: { ...usage, cached_tokens: 1024 },
+  });
+  // Without a cache hit, or with the flat field already there, the body stays as sent.
+  const uncached = { ...body, usage: { ...usage, prompt_tokens_details: { cached_tokens: 0 } } };
+  assert.deepEqual(passThrough.rewriteResponse(uncached, context), { ...uncached, model: 'my-alias' });
 });
 
 test('stream messages: model renamed by string replace, usage chunk dropped unless asked, [DONE] kept', () => {
@@ -61,10 +69,9 @@ test('stream messages: model renamed by string replace, usage chunk dropped unle
   assert.equal(forward(first, { ...context, model: 'gpt-4o-2024-08-06' }), `data: ${first}\n\n`);
   const usageChunk = lines[5]!;
   assert.equal(forward(usageChunk, context), '');
-  assert.match(
-    forward(usageChunk, { ...context, includeUsage: true }),
-    /^data: .*"model":"my-alias".*"choices":\[\],"usage":\{/,
-  );
+  const withUsage = forward(usageChunk, { ...context, includeUsage: true });
+  assert.match(withUsage, /^data: .*"model":"my-alias".*"choices":\[\],"usage":\{/);
+  assert.match(withUsage, /"cached_tokens":1024\}\}\n\n$/);
   assert.equal(forward('[DONE]', context), 'data: [DONE]\n\n');
   // Spaced JSON (Python servers) and names that need escaping.
   assert.equal(

@@ -2,7 +2,7 @@
  * Same-family traffic: the client's own body goes upstream with only the model changed (and usage
  * forced on for streams); answers come back with only the model name changed, without re-encoding.
  */
-import { isJsonObject, type ChatRequest, type JsonObject } from '../../ir/index.ts';
+import { isJsonObject, type ChatRequest, type JsonObject, type JsonValue } from '../../ir/index.ts';
 import type { SseMessage } from '../../sse/parse-sse.ts';
 import type { PassThrough, ResponseContext, UpstreamRequest, UpstreamTarget } from '../codec.ts';
 import { upstreamHeaders } from './encode-request.ts';
@@ -24,22 +24,36 @@ function encodeRequest(body: JsonObject, _request: ChatRequest, target: Upstream
 }
 
 function rewriteResponse(body: JsonObject, context: ResponseContext): JsonObject {
-  return { ...body, model: context.model };
+  const usage = withFlatCachedTokens(body.usage);
+  return usage === undefined ? { ...body, model: context.model } : { ...body, model: context.model, usage };
+}
+
+/**
+ * The spec's flat `usage.cached_tokens`, added beside the SDK's `prompt_tokens_details.cached_tokens`
+ * when a cache was hit and the upstream (following the SDK shape) did not send it; undefined when
+ * nothing changes.
+ */
+function withFlatCachedTokens(usage: JsonValue | undefined): JsonObject | undefined {
+  if (!isJsonObject(usage) || usage.cached_tokens !== undefined) return undefined;
+  const details = usage.prompt_tokens_details;
+  const cached = isJsonObject(details) ? details.cached_tokens : undefined;
+  if (typeof cached !== 'number' || cached <= 0) return undefined;
+  return { ...usage, cached_tokens: cached };
 }
 
 /** The usage-only chunk: `choices` empty plus a usage object (the `[]` test is a cheap pre-filter). */
-function isUsageOnlyChunk(data: string): boolean {
-  if (!data.includes('"choices":[]') && !data.includes('"choices": []')) return false;
+function usageOnlyChunk(data: string): JsonObject | undefined {
+  if (!data.includes('"choices":[]') && !data.includes('"choices": []')) return undefined;
   try {
     const chunk: unknown = JSON.parse(data);
-    return (
-      isJsonObject(chunk) &&
+    return isJsonObject(chunk) &&
       Array.isArray(chunk.choices) &&
       chunk.choices.length === 0 &&
       isJsonObject(chunk.usage)
-    );
+      ? chunk
+      : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -56,7 +70,14 @@ function renameModel(data: string, from: string, to: string): string {
 function forwardStreamMessage(message: SseMessage, context: ResponseContext, upstreamModel: string): string {
   const data = message.data;
   if (data === '[DONE]') return 'data: [DONE]\n\n';
-  if (!context.includeUsage && isUsageOnlyChunk(data)) return '';
+  const usageChunk = usageOnlyChunk(data);
+  if (usageChunk !== undefined) {
+    if (!context.includeUsage) return '';
+    // The one usage chunk per stream is re-encoded, to add the spec's flat `cached_tokens`.
+    const usage = withFlatCachedTokens(usageChunk.usage);
+    if (usage !== undefined)
+      return `data: ${JSON.stringify({ ...usageChunk, model: context.model, usage })}\n\n`;
+  }
   const renamed = upstreamModel === context.model ? data : renameModel(data, upstreamModel, context.model);
   return `data: ${renamed}\n\n`;
 }

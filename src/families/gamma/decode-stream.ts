@@ -82,12 +82,16 @@ export class GammaStreamDecoder implements StreamDecoder {
   #start(chunk: JsonObject, emit: EmitStreamEvent): void {
     this.#started = true;
     this.#id = typeof chunk.responseId === 'string' ? chunk.responseId : this.#context.generateId('gen_');
-    emit({
+    const event: StreamEvent = {
       type: 'message-start',
       id: this.#id,
       model: typeof chunk.modelVersion === 'string' ? chunk.modelVersion : '',
       created: createdSeconds(chunk.createTime, this.#context),
-    });
+    };
+    // C repeats the running usage on every chunk: the first one already knows the prompt side,
+    // which clients that read usage at the start (B's message_start) need.
+    if (isJsonObject(chunk.usageMetadata)) event.usage = decodeUsage(chunk.usageMetadata);
+    emit(event);
   }
 
   #fail(error: GatewayError, emit: EmitStreamEvent): void {

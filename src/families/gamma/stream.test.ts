@@ -31,7 +31,7 @@ function errorOf(events: StreamEvent[]): GatewayError {
 test('text stream: deltas in one block, the empty final part is skipped, usage is a running total', () => {
   const final = usage(9, 208, 185);
   assert.deepEqual(decodeSse([sseBytes(loadChunks('stream-text.chunks.txt'))]), [
-    { type: 'message-start', id: 'r1', model: 'm', created },
+    { type: 'message-start', id: 'r1', model: 'm', created, usage: usage(9, 190, 185) },
     { type: 'text-start', choice: 0, index: 0 },
     { type: 'text-delta', choice: 0, index: 0, text: 'There are ' },
     { type: 'usage', usage: usage(9, 190, 185) },
@@ -46,7 +46,7 @@ test('text stream: deltas in one block, the empty final part is skipped, usage i
 
 test('function-call stream: text closed first, each whole call is start + one delta + end, STOP means tool-calls', () => {
   assert.deepEqual(decodeSse([sseBytes(loadChunks('stream-function-call.chunks.txt'))]), [
-    { type: 'message-start', id: 's2', model: 'm-001', created },
+    { type: 'message-start', id: 's2', model: 'm-001', created, usage: usage(60, 6) },
     { type: 'text-start', choice: 0, index: 0 },
     { type: 'text-delta', choice: 0, index: 0, text: 'Let me check the weather.' },
     { type: 'usage', usage: usage(60, 6) },
