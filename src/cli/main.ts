@@ -1,8 +1,5 @@
 /** modelgate command line: `serve` (default), `simulate`, `keys`, `usage`. */
-import { runKeys } from './keys.ts';
-import { runServe } from './serve.ts';
-import { runSimulate } from './simulate.ts';
-import { runUsage } from './usage.ts';
+// Each command loads only what it needs: `keys` and `usage` start without the gateway's modules.
 
 const usage = `usage: modelgate [serve] [--config FILE]
        modelgate simulate [--port N] [--host H] [--ttft-ms N] [--token-delay-ms N]
@@ -11,11 +8,11 @@ const usage = `usage: modelgate [serve] [--config FILE]
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
-  if (command === undefined || command.startsWith('--')) return runServe(argv);
-  if (command === 'serve') return runServe(rest);
-  if (command === 'simulate') return runSimulate(rest);
-  if (command === 'keys') return runKeys(rest);
-  if (command === 'usage') return runUsage(rest);
+  if (command === undefined || command.startsWith('--')) return (await import('./serve.ts')).runServe(argv);
+  if (command === 'serve') return (await import('./serve.ts')).runServe(rest);
+  if (command === 'simulate') return (await import('./simulate.ts')).runSimulate(rest);
+  if (command === 'keys') return (await import('./keys.ts')).runKeys(rest);
+  if (command === 'usage') return (await import('./usage.ts')).runUsage(rest);
   if (command === 'help' || command === '-h') {
     process.stdout.write(`${usage}\n`);
     return undefined;
