@@ -169,7 +169,7 @@ export async function exchange(
   return { transcript, answer };
 }
 
-function parseEvents(text: string): Array<{ event?: string; data: Json }> {
+export function parseEvents(text: string): Array<{ event?: string; data: Json }> {
   const out: Array<{ event?: string; data: Json }> = [];
   for (const block of text.split('\n\n')) {
     if (block === '') continue;
