@@ -21,7 +21,11 @@ test('client key: Bearer with any scheme case, trimmed; anything else is no key'
   assert.equal(alphaCodec.checkHeaders({}), undefined);
 });
 
-test('the codec declares A: several candidates per call, no required output cap', () => {
+test('the codec declares A: several candidates per call, no required output cap, no permission error', () => {
   assert.equal(alphaCodec.id, 'alpha');
-  assert.deepEqual(alphaCodec.capabilities, { multipleCandidates: true, requiresMaxOutputTokens: false });
+  assert.deepEqual(alphaCodec.capabilities, {
+    multipleCandidates: true,
+    requiresMaxOutputTokens: false,
+    permissionError: false,
+  });
 });

@@ -3,7 +3,7 @@ import type { UpstreamRequest, UpstreamTarget } from '../codec.ts';
 import type { ChatRequest, JsonObject, Sampling, TextPart } from '../../ir/index.ts';
 import { invalidRequest } from '../../ir/index.ts';
 import { countCacheMarkers } from '../shared/cache-markers.ts';
-import { droppedExtensionWarnings } from '../shared/warnings.ts';
+import { droppedExtensionWarnings, imageDetailWarning } from '../shared/warnings.ts';
 import { withWireCacheControl, writeTextBlock } from './content-blocks.ts';
 import { encodeMessages, isBlankText } from './encode-messages.ts';
 import { betaVersion, messagesPath } from './wire.ts';
@@ -38,7 +38,7 @@ export function encodeRequest(request: ChatRequest, target: UpstreamTarget): Ups
     if (toolChoice !== undefined) body.tool_choice = toolChoice;
   }
   if (request.stream) body.stream = true;
-  warnings.push(...droppedExtensionWarnings(request, 'beta'));
+  warnings.push(...droppedExtensionWarnings(request, 'beta'), ...imageDetailWarning(request, 'beta'));
   return {
     path: messagesPath,
     headers: upstreamHeaders(target.apiKey),

@@ -3,7 +3,7 @@ import { invalidRequest, isJsonObject } from '../../ir/index.ts';
 import type { ChatRequest, JsonObject, Sampling, ToolChoice, ToolDefinition } from '../../ir/index.ts';
 import type { UpstreamRequest, UpstreamTarget } from '../codec.ts';
 import { cacheMarkerWarning } from '../shared/cache-markers.ts';
-import { droppedExtensionWarnings } from '../shared/warnings.ts';
+import { droppedExtensionWarnings, imageDetailWarning } from '../shared/warnings.ts';
 import { encodeContents } from './encode-contents.ts';
 import { sanitiseParameters } from './schema.ts';
 import type { GammaFunctionCallingConfig, GammaFunctionDeclaration } from './wire.ts';
@@ -23,7 +23,10 @@ export function upstreamHeaders(target: UpstreamTarget): Record<string, string> 
 }
 
 export function encodeRequest(request: ChatRequest, target: UpstreamTarget): UpstreamRequest {
-  const warnings: string[] = cacheMarkerWarning(request, 'gamma');
+  const warnings: string[] = [
+    ...cacheMarkerWarning(request, 'gamma'),
+    ...imageDetailWarning(request, 'gamma'),
+  ];
   const contents = encodeContents(request.messages);
   if (contents.length === 0)
     throw invalidRequest('messages: gamma models need at least one user or model message', 'messages');
@@ -32,8 +35,12 @@ export function encodeRequest(request: ChatRequest, target: UpstreamTarget): Ups
   if (system.length > 0) body.systemInstruction = { parts: system };
   const generationConfig = encodeSampling(request.sampling);
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
-  if (request.tools.length > 0) body.tools = [{ functionDeclarations: request.tools.map((tool, position) => encodeTool(tool, position)) }];
-  if (request.toolChoice !== undefined)
+  if (request.tools.length > 0)
+    body.tools = [
+      { functionDeclarations: request.tools.map((tool, position) => encodeTool(tool, position)) },
+    ];
+  // Like A and B, a tool choice means nothing without tools; C's own toolConfig extras still merge.
+  if (request.toolChoice !== undefined && request.tools.length > 0)
     body.toolConfig = { functionCallingConfig: encodeToolChoice(request.toolChoice) };
   if (request.parallelToolCalls === false) {
     warnings.push('parallel_tool_calls has no equivalent for gamma models and was dropped');

@@ -57,7 +57,11 @@ test('checkHeaders: the family requires nothing besides the key', () => {
   assert.equal(gammaCodec.checkHeaders({}), undefined);
 });
 
-test('capabilities: several candidates per call, no required output cap', () => {
-  assert.deepEqual(gammaCodec.capabilities, { multipleCandidates: true, requiresMaxOutputTokens: false });
+test('capabilities: several candidates per call, no required output cap, a permission error', () => {
+  assert.deepEqual(gammaCodec.capabilities, {
+    multipleCandidates: true,
+    requiresMaxOutputTokens: false,
+    permissionError: true,
+  });
   assert.equal(gammaCodec.id, 'gamma');
 });

@@ -15,3 +15,17 @@ export function droppedExtensionWarnings(request: ChatRequest, target: FamilyId)
   }
   return warnings;
 }
+
+/** A's image `detail` hint has no equivalent elsewhere: one warning when any image carries it. */
+export function imageDetailWarning(request: ChatRequest, target: FamilyId): string[] {
+  for (const message of request.messages) {
+    for (const part of message.content) {
+      const images = part.type === 'tool-result' ? part.content : [part];
+      for (const image of images) {
+        if (image.type === 'image' && image.detail !== undefined)
+          return [`image detail has no equivalent for ${target} models and was dropped`];
+      }
+    }
+  }
+  return [];
+}
