@@ -14,7 +14,7 @@ import type { PreparedRequest } from '../gateway/prepare-request.ts';
 import { GatewayError } from '../ir/index.ts';
 import type { ClientKeys } from '../keys/client-keys.ts';
 import type { Logger } from '../log/logger.ts';
-import { ledgerRows, refusalRow } from '../usage/ledger-rows.ts';
+import { accountDelivery, ledgerRows, refusalRow } from '../usage/ledger-rows.ts';
 import type { LedgerSink } from '../usage/ledger.ts';
 import type { BudgetStore, Reservation } from './budgets.ts';
 import { estimateRequest } from './estimate.ts';
@@ -27,6 +27,8 @@ export interface PolicyDependencies {
   ledger: LedgerSink;
   /** True when the gateway knows the model's prices (catalog or configured models). */
   isPriced: (entry: ModelEntry) => boolean;
+  /** A catalog model's prices (a stream cut short is priced at the model that served it). */
+  pricingOf: (model: string) => ModelPricing | undefined;
   /** The prices a budget reserves at: the dearest of the model and the fallbacks it may use. */
   pricingFor: (entry: ModelEntry) => ModelPricing;
   /** Unix milliseconds. */
@@ -95,13 +97,20 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
 
       return {
         settle(delivery: Delivery | undefined, error: unknown) {
-          const usage = delivery?.usage;
+          const accounted = accountDelivery(
+            call,
+            context,
+            delivery,
+            estimate.promptTokens,
+            dependencies.pricingOf,
+          );
+          const usage = accounted.usage;
           const used = usage === undefined ? 0 : usage.inputTokens + usage.outputTokens;
           quietly(limiter.reconcile(key, family, estimate.tokens, used, clock()));
-          const cost = delivery?.costUsd ?? 0;
-          if (reservation !== undefined) quietly(budgets.settle(reservation, cost));
-          else budgets.record(key.id, cost);
-          for (const row of ledgerRows(call, prepared, context, delivery, error)) ledger.append(row);
+          if (reservation !== undefined) quietly(budgets.settle(reservation, accounted.costUsd));
+          else budgets.record(key.id, accounted.costUsd);
+          for (const row of ledgerRows(call, prepared, context, delivery, error, accounted))
+            ledger.append(row);
         },
       };
     },

@@ -43,6 +43,7 @@ export function createKeyServices(
   // Catalog and configured models have known prices; `family/<id>` pass-through models do not.
   const priced = new Set(config.models.map((entry) => entry.name));
   const ceilings = priceCeilings(config);
+  const pricing = new Map(config.models.map((entry) => [entry.name, entry.pricing]));
   const admission = createAdmissionPolicy({
     keys,
     limiter: new RateLimiter(new MemoryRateLimitStore(), config.rateLimits),
@@ -50,6 +51,7 @@ export function createKeyServices(
     ledger,
     isPriced: (entry) => priced.has(entry.name),
     pricingFor: (entry) => ceilings.get(entry.name) ?? entry.pricing,
+    pricingOf: (model) => pricing.get(model),
     clock,
     logger,
   });

@@ -8,7 +8,10 @@ import type { RequestContext } from '../gateway/admission.ts';
 import type { ChatCall } from '../gateway/chat-call.ts';
 import type { Delivery } from '../gateway/deliver.ts';
 import type { PreparedRequest } from '../gateway/prepare-request.ts';
-import { GatewayError } from '../ir/index.ts';
+import type { ModelPricing } from '../config/catalog.ts';
+import { GatewayError, type Usage } from '../ir/index.ts';
+import { costUsd } from './cost.ts';
+import { deliveredStream } from './delivered-usage.ts';
 import type { LedgerOutcome, LedgerRow } from './ledger.ts';
 
 export function refusalRow(
@@ -36,12 +39,54 @@ export function refusalRow(
   };
 }
 
+/** What a settled request is charged for (see `accountDelivery`). */
+export interface Accounted {
+  usage: Usage | undefined;
+  costUsd: number;
+  /** Counted by the gateway from what the client received, not reported by the upstream. */
+  estimated: boolean;
+}
+
+/**
+ * The usage and cost to record: the upstream's figures when the answer completed; for a stream
+ * cut short, at least the prompt (as counted before the call) and the output the client received.
+ */
+export function accountDelivery(
+  call: ChatCall,
+  context: RequestContext,
+  delivery: Delivery | undefined,
+  promptTokens: number,
+  pricingOf: (model: string) => ModelPricing | undefined,
+): Accounted {
+  if (delivery === undefined) return { usage: undefined, costUsd: 0, estimated: false };
+  if (delivery.completed || !delivery.stream)
+    return { usage: delivery.usage, costUsd: delivery.costUsd ?? 0, estimated: false };
+  const delivered = deliveredStream(call.surface, context.timeline.streamed);
+  const reported = delivery.usage ?? delivered.usage;
+  const usage: Usage = {
+    inputTokens: Math.max(reported?.inputTokens ?? 0, promptTokens),
+    outputTokens: Math.max(reported?.outputTokens ?? 0, delivered.outputTokens),
+    cacheReadTokens: reported?.cacheReadTokens ?? 0,
+    cacheWriteTokens: reported?.cacheWriteTokens ?? 0,
+  };
+  const estimated =
+    usage.inputTokens !== reported?.inputTokens || usage.outputTokens !== reported.outputTokens;
+  if (!estimated) return { usage, costUsd: delivery.costUsd ?? 0, estimated };
+  const pricing = pricingOf(delivery.servedBy);
+  return {
+    usage,
+    costUsd: pricing === undefined ? (delivery.costUsd ?? 0) : costUsd(usage, pricing),
+    estimated,
+  };
+}
+
 export function ledgerRows(
   call: ChatCall,
   prepared: PreparedRequest,
   context: RequestContext,
   delivery: Delivery | undefined,
   error: unknown,
+  accounted: Accounted,
 ): LedgerRow[] {
   const { timeline } = context;
   const base = baseRow(call, prepared, context);
@@ -52,7 +97,7 @@ export function ledgerRows(
     delivery !== undefined || call.sink.started
       ? 200
       : call.surface.encodeError(failure ?? new GatewayError('internal', 'internal error')).status;
-  const usage = delivery?.usage;
+  const usage = accounted.usage;
   const now = performance.now();
   const final = {
     status,
@@ -62,7 +107,8 @@ export function ledgerRows(
     cachedTokens: usage?.cacheReadTokens ?? 0,
     cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
     outputTokens: usage?.outputTokens ?? 0,
-    costUsd: delivery?.costUsd ?? 0,
+    costUsd: accounted.costUsd,
+    usageEstimated: accounted.estimated,
     latencyMs: (timeline.endedAt ?? now) - timeline.receivedAt,
     ttftMs: timeline.firstByteAt === undefined ? undefined : timeline.firstByteAt - timeline.receivedAt,
     overheadMs: timeline.overheadMs ?? timeline.elapsed(now),
@@ -114,6 +160,7 @@ export function ledgerRows(
       cacheWriteTokens: 0,
       outputTokens: 0,
       costUsd: 0,
+      usageEstimated: false,
       latencyMs: attempt.endedAt - attempt.sentAt,
       ttftMs: undefined,
       overheadMs: undefined,
@@ -122,7 +169,10 @@ export function ledgerRows(
 }
 
 type BaseRow = Pick<LedgerRow, 'requestId' | 'keyId' | 'surface' | 'model' | 'family' | 'stream'> &
-  Pick<LedgerRow, 'promptTokens' | 'cachedTokens' | 'cacheWriteTokens' | 'outputTokens' | 'costUsd'>;
+  Pick<
+    LedgerRow,
+    'promptTokens' | 'cachedTokens' | 'cacheWriteTokens' | 'outputTokens' | 'costUsd' | 'usageEstimated'
+  >;
 
 function baseRow(call: ChatCall, prepared: PreparedRequest, context: RequestContext): BaseRow {
   return {
@@ -137,6 +187,7 @@ function baseRow(call: ChatCall, prepared: PreparedRequest, context: RequestCont
     cacheWriteTokens: 0,
     outputTokens: 0,
     costUsd: 0,
+    usageEstimated: false,
   };
 }
 

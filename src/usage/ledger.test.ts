@@ -26,6 +26,7 @@ function row(overrides: Partial<LedgerRow> = {}): LedgerRow {
     cacheWriteTokens: 1,
     outputTokens: 5,
     costUsd: 0.000105,
+    usageEstimated: false,
     latencyMs: 12.345,
     ttftMs: 3.2,
     overheadMs: 0.41,

@@ -40,6 +40,8 @@ export interface LedgerRow {
   cacheWriteTokens: number;
   outputTokens: number;
   costUsd: number;
+  /** The tokens were counted by the gateway from what the client received (a stream cut short). */
+  usageEstimated: boolean;
   latencyMs: number | undefined;
   ttftMs: number | undefined;
   overheadMs: number | undefined;
@@ -78,8 +80,9 @@ export class UsageLedger implements LedgerSink {
     this.#insert = database.prepare(
       `INSERT INTO usage_ledger (request_id, attempt, final, created_at, key_id, surface, model, family,
          upstream_model, deployment, stream, status, upstream_status, outcome, error, prompt_tokens,
-         cached_tokens, cache_write_tokens, output_tokens, cost_usd, latency_ms, ttft_ms, overhead_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         cached_tokens, cache_write_tokens, output_tokens, cost_usd, usage_estimated, latency_ms, ttft_ms,
+         overhead_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#addSpend = database.prepare(
       `INSERT INTO key_spend (key_id, spent_usd) VALUES (?, ?)
@@ -174,6 +177,7 @@ export class UsageLedger implements LedgerSink {
           row.cacheWriteTokens,
           row.outputTokens,
           row.costUsd,
+          row.usageEstimated ? 1 : 0,
           roundMs(row.latencyMs),
           roundMs(row.ttftMs),
           roundMs(row.overheadMs),

@@ -8,6 +8,8 @@ import type { AttemptRecord } from '../gateway/chat-call.ts';
 import type { ResponseHeaders, ResponseSink } from '../gateway/response-sink.ts';
 
 export const overheadHeader = 'x-modelgate-overhead-ms';
+/** A stream's text kept for counting, at most (a longer one is counted up to here). */
+const maxKeptChars = 1_000_000;
 
 export interface TimedAttempt {
   record: AttemptRecord;
@@ -28,6 +30,12 @@ export class RequestTimeline {
   endedAt: number | undefined;
   /** Fixed when the answer starts (the header carries it). */
   overheadMs: number | undefined;
+  /**
+   * The SSE text of a streamed answer, kept until the request settles (up to `maxKeptChars`) so
+   * a stream that ends early can still be counted (`delivered-usage.ts`).
+   */
+  readonly streamed: string[] = [];
+  #streamedChars = 0;
 
   constructor(receivedAt = performance.now(), receivedAtMs = Date.now()) {
     this.receivedAt = receivedAt;
@@ -51,6 +59,12 @@ export class RequestTimeline {
     this.answerStartedAt = now;
     this.overheadMs = Math.max(0, now - this.receivedAt - this.#upstreamWait(now));
     headers[overheadHeader] = this.overheadMs.toFixed(2);
+  }
+
+  keep(text: string): void {
+    if (this.#streamedChars >= maxKeptChars) return;
+    this.#streamedChars += text.length;
+    this.streamed.push(text);
   }
 
   /** Milliseconds since arrival. */
@@ -95,6 +109,7 @@ export function timedSink(sink: ResponseSink, timeline: RequestTimeline): Respon
     },
     write(text) {
       timeline.firstByteAt ??= performance.now();
+      timeline.keep(text);
       return sink.write(text);
     },
     end(trailers) {

@@ -1,0 +1,39 @@
+/**
+ * What a client received of a stream that ended early (client gone, upstream failed), counted
+ * from the answer itself. Upstreams report output tokens only at the end of a stream, so an
+ * interrupted one would otherwise record none: the SSE text the gateway wrote is decoded with the
+ * surface family's own stream decoder and its text and tool arguments are counted with the
+ * tokenizer. A lower bound of what the upstream generated (and may bill).
+ */
+import type { FamilyCodec } from '../families/codec.ts';
+import { decodeContext } from '../gateway/decode-context.ts';
+import type { StreamEvent, Usage } from '../ir/index.ts';
+import { SseParser } from '../sse/parse-sse.ts';
+import { countTextTokens } from '../tokenizer/count-tokens.ts';
+
+export interface DeliveredStream {
+  /** Output tokens in what the client received. */
+  outputTokens: number;
+  /** The last usage the stream itself carried, if any. */
+  usage: Usage | undefined;
+}
+
+export function deliveredStream(surface: FamilyCodec, written: readonly string[]): DeliveredStream {
+  const parser = new SseParser();
+  const decoder = surface.createStreamDecoder(decodeContext);
+  const pieces: string[] = [];
+  let usage: Usage | undefined;
+  const emit = (event: StreamEvent): void => {
+    if (event.type === 'text-delta') pieces.push(event.text);
+    else if (event.type === 'tool-call-start') pieces.push(event.name);
+    else if (event.type === 'tool-call-delta') pieces.push(event.argumentsDelta);
+    else if (event.type === 'usage' || event.type === 'message-end') usage = event.usage;
+  };
+  try {
+    for (const text of written) parser.push(text, (message) => decoder.push(message, emit));
+    parser.end((message) => decoder.push(message, emit));
+  } catch {
+    // A cut stream may end mid-message: what was decoded before still counts.
+  }
+  return { outputTokens: countTextTokens(pieces.join('')), usage };
+}
