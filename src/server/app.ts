@@ -205,6 +205,11 @@ async function route(
       state.controllers.delete(controller);
       if (!response.writableFinished) controller.abort('client_abort');
     });
+    // The client may have left while its body was read: that 'close' has already fired.
+    if (response.destroyed) {
+      state.controllers.delete(controller);
+      controller.abort('client_abort');
+    }
     await handleChat(
       {
         surface,
