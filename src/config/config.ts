@@ -73,6 +73,15 @@ export interface SimulatorConfig {
   interTokenDelayMs: number;
 }
 
+/** Fetching images given by URL for families that need the bytes (C); off by default. */
+export interface ImageFetchConfig {
+  enabled: boolean;
+  /** Largest image accepted, in bytes. */
+  maxBytes: number;
+  /** Whole fetch (connect, headers, body), in milliseconds. */
+  timeoutMs: number;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -107,5 +116,6 @@ export interface Config {
   /** Keep-alive connections per upstream origin (the pool size). */
   upstreamConnections: number;
   simulator: SimulatorConfig;
+  images: ImageFetchConfig;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }

@@ -65,6 +65,14 @@ test('JSON files work too', () => {
   assert.equal(loadConfig({ PORT: '7000' }, path).port, 7000);
 });
 
+test('image fetching is off unless the file turns it on; caps are validated', () => {
+  assert.deepEqual(loadConfig({}).images, { enabled: false, maxBytes: 5 * 1024 * 1024, timeoutMs: 5000 });
+  const on = loadConfig({}, writeConfig('images: { fetch: true, maxBytes: 1000000, timeoutMs: 2000 }\n'));
+  assert.deepEqual(on.images, { enabled: true, maxBytes: 1_000_000, timeoutMs: 2000 });
+  assert.throws(() => loadConfig({}, writeConfig('images: { maxBytes: 0 }\n')), /images\.maxBytes/);
+  assert.throws(() => loadConfig({}, writeConfig('images: { follow: true }\n')), /follow/);
+});
+
 test('invalid files fail at start with messages that name the field', () => {
   assert.throws(
     () => loadConfig({}, writeConfig('models:\n  - name: x\n    contextWindow: -1\n')),

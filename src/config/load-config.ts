@@ -109,6 +109,13 @@ const fileSchema = z.strictObject({
     })
     .optional(),
   logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional(),
+  images: z
+    .strictObject({
+      fetch: z.boolean().optional(),
+      maxBytes: positiveInteger.max(50 * 1024 * 1024).optional(),
+      timeoutMs: positiveInteger.max(60_000).optional(),
+    })
+    .optional(),
   limits: z
     .partialRecord(
       family,
@@ -194,6 +201,11 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
         environmentInteger(environment, 'SIMULATOR_TTFT_MS') ?? file.simulator?.timeToFirstTokenMs ?? 0,
       interTokenDelayMs:
         environmentInteger(environment, 'SIMULATOR_TOKEN_DELAY_MS') ?? file.simulator?.interTokenDelayMs ?? 0,
+    },
+    images: {
+      enabled: file.images?.fetch ?? false,
+      maxBytes: file.images?.maxBytes ?? 5 * 1024 * 1024,
+      timeoutMs: file.images?.timeoutMs ?? 5_000,
     },
     logLevel: logLevel(environment.LOG_LEVEL) ?? file.logLevel ?? 'info',
     ...keyPolicyConfig(file, environment),

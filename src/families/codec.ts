@@ -120,6 +120,11 @@ export interface FamilyCapabilities {
    * `PERMISSION_DENIED`). Without one (A), such a request is answered as model not found.
    */
   permissionError: boolean;
+  /**
+   * The family's upstream fetches images given by https URL itself (A `image_url`, B url source).
+   * False (C): it needs the bytes inline, so a URL is a 400 unless the operator enabled fetching.
+   */
+  imageUrls: boolean;
 }
 
 /** One rate-limit dimension of a client key for a model family. */

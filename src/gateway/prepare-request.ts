@@ -7,6 +7,7 @@ import type { FamilyCodec, ResponseContext } from '../families/codec.ts';
 import { codecs } from '../families/registry.ts';
 import { GatewayError, isJsonObject, type ChatRequest } from '../ir/index.ts';
 import type { ChatCall } from './chat-call.ts';
+import type { ImageFetcher } from './fetch-images.ts';
 import type { ModelResolver } from './resolve-model.ts';
 import { validateAgainstCatalog } from './validate-request.ts';
 
@@ -20,9 +21,15 @@ export interface PreparedRequest {
   context: ResponseContext;
 }
 
-// Async: later steps here (fetching images when an operator allows it) wait on I/O.
-// eslint-disable-next-line @typescript-eslint/require-await
-export async function prepareRequest(call: ChatCall, models: ModelResolver): Promise<PreparedRequest> {
+/**
+ * `images` (when the operator enabled fetching): images given by URL to a family that needs the
+ * bytes (C) are fetched under the SSRF rules of fetch-images.ts; without it such a URL stays a 400.
+ */
+export async function prepareRequest(
+  call: ChatCall,
+  models: ModelResolver,
+  images?: ImageFetcher,
+): Promise<PreparedRequest> {
   // The model decides the family, and with it whether the client's body can pass through as is.
   const named = peekModel(call);
   const peeked = named === undefined ? undefined : models.resolve(named);
@@ -43,11 +50,15 @@ export async function prepareRequest(call: ChatCall, models: ModelResolver): Pro
   if (target.capabilities.requiresMaxOutputTokens && request.sampling.maxOutputTokens === undefined) {
     request.sampling.maxOutputTokens = entry.maxOutputTokens;
   }
+  const passThrough = call.surface.id === target.id && isJsonObject(call.body);
+  if (images?.enabled === true && !passThrough && !target.capabilities.imageUrls) {
+    await images.inlineImages(request);
+  }
   return {
     request,
     entry,
     target,
-    passThrough: call.surface.id === target.id && isJsonObject(call.body),
+    passThrough,
     context: {
       model: request.model,
       includeUsage: request.includeUsage,

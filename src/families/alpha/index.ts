@@ -13,7 +13,12 @@ import { checkHeaders, matchRoute, readClientKey } from './surface.ts';
 
 export const alphaCodec: FamilyCodec = {
   id: 'alpha',
-  capabilities: { multipleCandidates: true, requiresMaxOutputTokens: false, permissionError: false },
+  capabilities: {
+    multipleCandidates: true,
+    requiresMaxOutputTokens: false,
+    permissionError: false,
+    imageUrls: true,
+  },
   matchRoute,
   readClientKey,
   checkHeaders,

@@ -27,5 +27,6 @@ test('the codec declares A: several candidates per call, no required output cap,
     multipleCandidates: true,
     requiresMaxOutputTokens: false,
     permissionError: false,
+    imageUrls: true,
   });
 });

@@ -13,7 +13,12 @@ import { checkHeaders, matchRoute, readClientKey } from './surface.ts';
 
 export const betaCodec: FamilyCodec = {
   id: 'beta',
-  capabilities: { multipleCandidates: false, requiresMaxOutputTokens: true, permissionError: true },
+  capabilities: {
+    multipleCandidates: false,
+    requiresMaxOutputTokens: true,
+    permissionError: true,
+    imageUrls: true,
+  },
   matchRoute,
   readClientKey,
   checkHeaders,

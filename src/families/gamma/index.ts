@@ -13,7 +13,12 @@ import { checkHeaders, matchRoute, readClientKey } from './surface.ts';
 
 export const gammaCodec: FamilyCodec = {
   id: 'gamma',
-  capabilities: { multipleCandidates: true, requiresMaxOutputTokens: false, permissionError: true },
+  capabilities: {
+    multipleCandidates: true,
+    requiresMaxOutputTokens: false,
+    permissionError: true,
+    imageUrls: false,
+  },
   matchRoute,
   readClientKey,
   checkHeaders,

@@ -62,6 +62,7 @@ test('capabilities: several candidates per call, no required output cap, a permi
     multipleCandidates: true,
     requiresMaxOutputTokens: false,
     permissionError: true,
+    imageUrls: false,
   });
   assert.equal(gammaCodec.id, 'gamma');
 });
