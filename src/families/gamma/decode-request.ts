@@ -197,7 +197,9 @@ function decodeToolConfig(value: unknown, extension: JsonObject, lenient: boolea
     case 'ANY': {
       const only = allowed.length === 1 ? allowed[0] : undefined;
       if (only !== undefined) return { choice: { type: 'tool', name: only } };
-      return allowed.length > 1 ? { choice: { type: 'required' }, allowed } : { choice: { type: 'required' } };
+      return allowed.length > 1
+        ? { choice: { type: 'required' }, allowed }
+        : { choice: { type: 'required' } };
     }
     default:
       // A mode newer than this codec: the same-family upstream may know it (lenient); anyone else cannot.

@@ -144,10 +144,16 @@ function resolveRef(
   if (ref === undefined) return undefined;
   const match = typeof ref === 'string' ? localRef.exec(ref) : null;
   const name = match?.[2];
-  if (name === undefined) cannotExpress(`${path}.$ref`, `the reference ${JSON.stringify(ref)} (only #/$defs/… and #/definitions/… are inlined)`);
+  if (name === undefined)
+    cannotExpress(
+      `${path}.$ref`,
+      `the reference ${JSON.stringify(ref)} (only #/$defs/… and #/definitions/… are inlined)`,
+    );
   const target = state.definitions[name];
-  if (!isJsonObject(target)) cannotExpress(`${path}.$ref`, `the reference ${JSON.stringify(ref)}: no such definition`);
-  if (state.expanding.includes(name)) cannotExpress(`${path}.$ref`, `the recursive definition ${JSON.stringify(name)}`);
+  if (!isJsonObject(target))
+    cannotExpress(`${path}.$ref`, `the reference ${JSON.stringify(ref)}: no such definition`);
+  if (state.expanding.includes(name))
+    cannotExpress(`${path}.$ref`, `the recursive definition ${JSON.stringify(name)}`);
   const { $ref: _ref, ...siblings } = schema;
   const inner = sanitise(
     target,
@@ -155,7 +161,9 @@ function resolveRef(
     depth + 1,
     path,
   );
-  return Object.keys(siblings).length === 0 ? inner : { ...inner, ...sanitise(siblings, state, depth + 1, path) };
+  return Object.keys(siblings).length === 0
+    ? inner
+    : { ...inner, ...sanitise(siblings, state, depth + 1, path) };
 }
 
 const localRef = /^#\/(\$defs|definitions)\/([^/]+)$/;
@@ -218,7 +226,8 @@ function applyNested(
     applyAnyOf(out, value, state, depth, `${path}.${key}`);
   } else if (key === 'allOf' && Array.isArray(value)) {
     value.forEach((member, position) => {
-      if (isJsonObject(member)) mergeInto(out, sanitise(member, state, depth + 1, `${path}.allOf[${position}]`));
+      if (isJsonObject(member))
+        mergeInto(out, sanitise(member, state, depth + 1, `${path}.allOf[${position}]`));
     });
   }
   // Everything else (additionalProperties, $schema, $defs, patternProperties, …) is dropped.
