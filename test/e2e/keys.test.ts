@@ -293,6 +293,14 @@ describe('admin API', () => {
     assert.equal(models.status, 401);
   });
 
+  test('GET /admin/health serves the upstream health, to the admin key only', async () => {
+    const health = await admin('GET', '/health');
+    assert.equal(health.status, 200, health.text);
+    assert.ok(Object.keys(health.json as object).length > 0);
+    const refused = await fetch(`${gateway.url}/admin/health`, { headers: alphaAuth(gateway.key) });
+    assert.equal(refused.status, 401);
+  });
+
   test('without MODELGATE_ADMIN_KEY the admin API is closed', async () => {
     const closed = await startTestGateway();
     try {
