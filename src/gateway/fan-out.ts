@@ -75,6 +75,7 @@ export async function fanOutStream(
     (event: StreamEvent): void => {
       if (state.ended) return;
       if (event.type === 'message-start') {
+        if (event.usage !== undefined) usages[call] = event.usage;
         if (!started) buffer += encoder.encode({ ...event, model: context.model });
         started = true;
       } else if (event.type === 'usage' || event.type === 'message-end') {

@@ -196,6 +196,8 @@ export function scrubSecret(error: GatewayError, secret: string | undefined): Ga
 }
 
 function observe(outcome: StreamOutcome, event: StreamEvent): void {
+  // B reports input tokens at the start: usage so far, should the stream die before its end.
+  if (event.type === 'message-start' && event.usage !== undefined) outcome.usage ??= event.usage;
   if (event.type === 'usage' || event.type === 'message-end') outcome.usage = event.usage;
   if (event.type === 'message-end') outcome.completed = true;
   if (event.type === 'error') outcome.error = event.error;

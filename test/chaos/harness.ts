@@ -101,6 +101,8 @@ export interface ChatOptions {
   /** Abort the call this many ms after it was sent. */
   abortAfterMs?: number;
   headers?: Record<string, string>;
+  /** Merged into the JSON body (top level). */
+  body?: Record<string, unknown>;
 }
 
 export interface ChatAnswer {
@@ -133,6 +135,7 @@ function requestFor(
         ...(options.stream ? { stream_options: { include_usage: true } } : {}),
         max_tokens: 60,
         messages: [{ role: 'user', content: prompt }],
+        ...options.body,
       }),
     };
   }
@@ -145,6 +148,7 @@ function requestFor(
         stream: options.stream,
         max_tokens: 60,
         messages: [{ role: 'user', content: prompt }],
+        ...options.body,
       }),
     };
   }
@@ -154,6 +158,7 @@ function requestFor(
     body: JSON.stringify({
       contents: [{ role: 'user', parts: [{ text: prompt }] }],
       generationConfig: { maxOutputTokens: 60 },
+      ...options.body,
     }),
   };
 }
