@@ -73,26 +73,29 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
       resolve();
     });
   });
+  let closing: Promise<void> | undefined;
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${host}:${address.port}`,
     server,
     generatedKey,
-    close: async () => {
-      // Stop accepting, let the requests in flight finish, then write the ledger's last batch.
-      const closed = new Promise<void>((resolve) => {
-        server.close(() => {
-          resolve();
+    // Idempotent (SIGINT then SIGTERM): stop accepting, let the requests in flight finish, then
+    // write the ledger's last batch.
+    close: () =>
+      (closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => {
+          server.close(() => {
+            resolve();
+          });
         });
-      });
-      server.closeIdleConnections();
-      await handler.drain(config.drainTimeoutMs);
-      server.closeAllConnections();
-      await closed;
-      ledger.close();
-      await upstreams.close();
-      database.close();
-    },
+        server.closeIdleConnections();
+        await handler.drain(config.drainTimeoutMs);
+        server.closeAllConnections();
+        await closed;
+        ledger.close();
+        await upstreams.close();
+        database.close();
+      })()),
   };
 }

@@ -18,7 +18,17 @@ export interface DeliveredStream {
   usage: Usage | undefined;
 }
 
-export function deliveredStream(surface: FamilyCodec, written: readonly string[]): DeliveredStream {
+/**
+ * `written`: the stream's first `keptChars` characters; `totalChars`: all it wrote. When only a
+ * part was kept, the count of that part is scaled up by length (framing is regular, so the ratio
+ * of text to SSE holds).
+ */
+export function deliveredStream(
+  surface: FamilyCodec,
+  written: readonly string[],
+  keptChars: number,
+  totalChars: number,
+): DeliveredStream {
   const parser = new SseParser();
   const decoder = surface.createStreamDecoder(decodeContext);
   const pieces: string[] = [];
@@ -35,5 +45,8 @@ export function deliveredStream(surface: FamilyCodec, written: readonly string[]
   } catch {
     // A cut stream may end mid-message: what was decoded before still counts.
   }
-  return { outputTokens: countTextTokens(pieces.join('')), usage };
+  const counted = countTextTokens(pieces.join(''));
+  const outputTokens =
+    totalChars > keptChars && keptChars > 0 ? Math.round((counted * totalChars) / keptChars) : counted;
+  return { outputTokens, usage };
 }

@@ -61,7 +61,13 @@ export function accountDelivery(
   if (delivery === undefined) return { usage: undefined, costUsd: 0, estimated: false };
   if (delivery.completed || !delivery.stream)
     return { usage: delivery.usage, costUsd: delivery.costUsd ?? 0, estimated: false };
-  const delivered = deliveredStream(call.surface, context.timeline.streamed);
+  const { timeline } = context;
+  const delivered = deliveredStream(
+    call.surface,
+    timeline.streamed,
+    timeline.keptChars,
+    timeline.streamedChars,
+  );
   const reported = delivery.usage ?? delivered.usage;
   const usage: Usage = {
     inputTokens: Math.max(reported?.inputTokens ?? 0, promptTokens),

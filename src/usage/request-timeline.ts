@@ -8,8 +8,8 @@ import type { AttemptRecord } from '../gateway/chat-call.ts';
 import type { ResponseHeaders, ResponseSink } from '../gateway/response-sink.ts';
 
 export const overheadHeader = 'x-modelgate-overhead-ms';
-/** A stream's text kept for counting, at most (a longer one is counted up to here). */
-const maxKeptChars = 1_000_000;
+/** A stream's text kept for counting, at most; beyond it the count is extrapolated by length. */
+const maxKeptChars = 65_536;
 
 export interface TimedAttempt {
   record: AttemptRecord;
@@ -31,11 +31,13 @@ export class RequestTimeline {
   /** Fixed when the answer starts (the header carries it). */
   overheadMs: number | undefined;
   /**
-   * The SSE text of a streamed answer, kept until the request settles (up to `maxKeptChars`) so
-   * a stream that ends early can still be counted (`delivered-usage.ts`).
+   * The SSE text of a streamed answer, kept until the request settles (the first `maxKeptChars`)
+   * so a stream that ends early can still be counted (`delivered-usage.ts`).
    */
   readonly streamed: string[] = [];
-  #streamedChars = 0;
+  /** Characters written to the stream in all (the kept ones and any beyond the cap). */
+  streamedChars = 0;
+  #keptChars = 0;
 
   constructor(receivedAt = performance.now(), receivedAtMs = Date.now()) {
     this.receivedAt = receivedAt;
@@ -62,9 +64,15 @@ export class RequestTimeline {
   }
 
   keep(text: string): void {
-    if (this.#streamedChars >= maxKeptChars) return;
-    this.#streamedChars += text.length;
+    this.streamedChars += text.length;
+    if (this.#keptChars >= maxKeptChars) return;
+    this.#keptChars += text.length;
     this.streamed.push(text);
+  }
+
+  /** Characters kept in `streamed`. */
+  get keptChars(): number {
+    return this.#keptChars;
   }
 
   /** Milliseconds since arrival. */

@@ -327,6 +327,41 @@ describe('one row per attempt, figures as clients were told', () => {
 });
 
 describe('graceful shutdown', () => {
+  test('a stream outlasting the drain timeout is cut and recorded with what it delivered', async () => {
+    const path = join(directory, 'drain.db');
+    const drainConfig = writeTempConfig('drain.yaml', 'shutdown:\n  drainTimeoutMs: 100\n');
+    const slow = await startTestGateway(
+      { MODELGATE_DB: path, SIMULATOR_TOKEN_DELAY_MS: '50' },
+      drainConfig.path,
+    );
+    try {
+      const response = await fetch(`${slow.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...alphaAuth(slow.key) },
+        body: JSON.stringify({ model: 'A-3', max_tokens: 400, stream: true, messages: hello }),
+      });
+      const requestId = response.headers.get('x-request-id')!;
+      const reader = response.body!.getReader();
+      await reader.read();
+      const started = performance.now();
+      const received = (async () => {
+        try {
+          while (!(await reader.read()).done);
+        } catch {
+          // The connection is closed under the client: that is the point.
+        }
+      })();
+      await slow.close();
+      assert.ok(performance.now() - started < 3000, 'shutdown did not wait for the 20 s stream');
+      await received;
+      const [row] = rowsOf(requestId, path);
+      assert.deepEqual([row?.outcome, row?.error, row?.usage_estimated], ['aborted', 'shutdown', 1]);
+      assert.ok(row!.output_tokens > 0 && row!.output_tokens < 400);
+    } finally {
+      drainConfig.remove();
+    }
+  });
+
   test('SIGTERM during 100 streams in flight: every stream completes, exactly 100 rows, exit code 0', async () => {
     const database = join(directory, 'sigterm.db');
     const environment: NodeJS.ProcessEnv = {};
