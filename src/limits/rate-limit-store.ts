@@ -47,6 +47,8 @@ export interface RateLimitStore {
   draw(draws: readonly Draw[], now: number): Promise<DrawResult>;
   /** Adds `amount` units (negative: gives them back) without a check: reconciles an estimate. */
   adjust(draw: Draw, now: number): Promise<void>;
+  /** Takes every draw without a check (metered, never refused) and returns the states after. */
+  take(draws: readonly Draw[], now: number): Promise<BucketState[]>;
   /** The buckets' states without drawing. */
   peek(buckets: readonly Bucket[], now: number): Promise<BucketState[]>;
 }
@@ -67,6 +69,15 @@ export class MemoryRateLimitStore implements RateLimitStore {
   adjust(draw: Draw, now: number): Promise<void> {
     this.adjustNow(draw, now);
     return Promise.resolve();
+  }
+
+  take(draws: readonly Draw[], now: number): Promise<BucketState[]> {
+    return Promise.resolve(
+      draws.map((draw) => {
+        this.adjustNow(draw, now);
+        return stateOf(draw.bucket, this.#current(draw.bucket, now), now);
+      }),
+    );
   }
 
   peek(buckets: readonly Bucket[], now: number): Promise<BucketState[]> {

@@ -101,3 +101,15 @@ test('GCRA bound: admitted units up to time t never exceed limit + t × limit / 
     ),
   );
 });
+
+test('static keys are metered, never refused: the headers still count down', async () => {
+  const limiter = new RateLimiter(new MemoryRateLimitStore(), limits);
+  const metered = { id: 'static-1', rpm: 2, tpm: undefined };
+  const states = [];
+  for (let index = 0; index < 3; index++) states.push(await limiter.charge(metered, 'beta', 10, t0));
+  assert.deepEqual(
+    states.map((state) => state.requests.remaining),
+    [1, 0, 0],
+  );
+  assert.equal(states[2]?.requests.resetMs, 90_000, 'over-drawn: full again after 3 × 30 s');
+});

@@ -74,9 +74,14 @@ export class RateLimiter {
   /** Takes one request and `tokens` tokens without a check (metered, never refused). */
   async charge(key: LimitedKey, family: FamilyId, tokens: number, now: number): Promise<RateLimitState> {
     const [requests, tokenBucket] = this.#buckets(key, family);
-    await this.#store.adjust({ bucket: requests, amount: 1 }, now);
-    await this.#store.adjust({ bucket: tokenBucket, amount: tokens }, now);
-    return this.state(key, family, now);
+    const states = await this.#store.take(
+      [
+        { bucket: requests, amount: 1 },
+        { bucket: tokenBucket, amount: tokens },
+      ],
+      now,
+    );
+    return toState(states, now);
   }
 
   /** Replaces a reservation of `reserved` tokens with the `used` ones (after the call). */
@@ -111,12 +116,25 @@ export class RateLimiter {
     };
   }
 
+  /** Per key object (a reloaded key is a new object: its limits may have changed), per family. */
+  readonly #bucketCache = new WeakMap<LimitedKey, Partial<Record<FamilyId, [Bucket, Bucket]>>>();
+
   #buckets(key: LimitedKey, family: FamilyId): [Bucket, Bucket] {
-    const limits = this.limitsFor(key, family);
-    return [
-      { id: `${key.id}\u0000${family}\u0000requests`, limit: limits.requestsPerMinute, periodMs: minute },
-      { id: `${key.id}\u0000${family}\u0000tokens`, limit: limits.tokensPerMinute, periodMs: minute },
-    ];
+    let byFamily = this.#bucketCache.get(key);
+    if (byFamily === undefined) {
+      byFamily = {};
+      this.#bucketCache.set(key, byFamily);
+    }
+    let buckets = byFamily[family];
+    if (buckets === undefined) {
+      const limits = this.limitsFor(key, family);
+      buckets = [
+        { id: `${key.id}\u0000${family}\u0000requests`, limit: limits.requestsPerMinute, periodMs: minute },
+        { id: `${key.id}\u0000${family}\u0000tokens`, limit: limits.tokensPerMinute, periodMs: minute },
+      ];
+      byFamily[family] = buckets;
+    }
+    return buckets;
   }
 }
 

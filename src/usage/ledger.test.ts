@@ -147,3 +147,22 @@ test('the usage report groups by model, key and day; requests count once, tokens
   assert.equal(recent.total.requests, 1);
   assert.equal(usageReport(database, { by: 'model', since: 0, keyIds: [] }).total.requests, 0);
 });
+
+test('large batches (multi-row inserts and the rest) keep every row and field', () => {
+  const database = openDatabase(':memory:');
+  const ledger = new UsageLedger(database);
+  for (let index = 0; index < 130; index++)
+    ledger.append(row({ requestId: `req_${index}`, outputTokens: index, costUsd: 0.001 }));
+  assert.equal(ledger.flush(), 130);
+  const summary = database
+    .prepare(
+      'SELECT COUNT(*) AS n, SUM(output_tokens) AS output, COUNT(DISTINCT request_id) AS ids FROM usage_ledger',
+    )
+    .get();
+  assert.deepEqual({ ...summary }, { n: 130, output: (129 * 130) / 2, ids: 130 });
+  const spent = database.prepare('SELECT spent_usd FROM key_spend').get()!.spent_usd;
+  assert.ok(Math.abs(Number(spent) - 0.13) < 1e-9);
+  const last = database.prepare("SELECT * FROM usage_ledger WHERE request_id = 'req_129'").get();
+  assert.equal(last?.deployment, 'B-1');
+  assert.equal(last.overhead_ms, 0.41);
+});
