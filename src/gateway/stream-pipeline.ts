@@ -150,7 +150,8 @@ export async function streamPassThrough(
       .encode({ type: 'error', error: scrubSecret(failure, secret) });
   };
   const onMessage = (message: SseMessage): void => {
-    if (outcome.error !== undefined) return;
+    // After the upstream's end (A `[DONE]`, B `message_stop`) or a failure, nothing more goes on.
+    if (outcome.completed || outcome.error !== undefined) return;
     decoder.push(message, observeEvent);
     if (failure === undefined)
       buffer += surface.passThrough.forwardStreamMessage(message, context, upstreamModel);
