@@ -386,6 +386,9 @@ export const overloadShedding: Scenario = async (profile) => {
         answer.status === 200 && streamCompleted(surfaces[index % 3] as Surface, answer.text),
     ).length;
     check(problems, completed === cap, `${cap - completed} admitted streams did not complete`);
+    // The cap counts requests in flight, not requests seen: once they finished, new ones are served.
+    const afterwards = await chat(gateway, { surface: 'beta', model: 'A-2', stream: false });
+    check(problems, afterwards.status === 200, `after the storm: ${afterwards.status}`);
     const shedTimes = excess.map((answer) => answer.totalMs);
     // Server-side: from the request to the end of its answer, as the gateway's server saw it.
     const gatewayTimes = excess.flatMap((_, index) => {
