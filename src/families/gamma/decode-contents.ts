@@ -165,7 +165,7 @@ function decodeFunctionResponse(
   const name = requireString(result.name, `${at}.name`);
   const response = result.response === undefined ? {} : requireObject(result.response, `${at}.response`);
   const callId = matchCall(state, optionalString(result.id, `${at}.id`), name) ?? fallbackId;
-  const content: ToolResultPart['content'] = [{ type: 'text', text: responseText(response) }];
+  const content: ToolResultPart['content'] = [{ type: 'text', text: responseText(response, name) }];
   if (result.parts !== undefined) {
     requireArray(result.parts, `${at}.parts`).forEach((item, index) => {
       const part = requireObject(item, `${at}.parts[${index}]`);
@@ -185,10 +185,15 @@ function matchCall(state: ContentsState, id: string | undefined, name: string): 
   return id ?? call?.id;
 }
 
-/** `{output: "…"}` / `{error: "…"}` carry plain text (the family's documented convention); anything else is JSON. */
-function responseText(response: JsonObject): string {
+/**
+ * `{output: "…"}` / `{error: "…"}` carry plain text (the family's documented convention), and so
+ * does `{name, content: "…"}` (what the Vercel AI SDK sends); anything else is JSON.
+ */
+function responseText(response: JsonObject, name: string): string {
   const keys = Object.keys(response);
   if (keys.length === 1 && typeof response.output === 'string') return response.output;
   if (keys.length === 1 && typeof response.error === 'string') return response.error;
+  const named = keys.length === 1 || (keys.length === 2 && response.name === name);
+  if (named && typeof response.content === 'string') return response.content;
   return JSON.stringify(response);
 }

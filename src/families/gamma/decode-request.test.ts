@@ -170,6 +170,45 @@ test('tool results: split from the user turn, paired by id, then by name and pos
   ]);
 });
 
+test('result texts: {output}, {error} and the Vercel AI SDK {name, content} unwrap; other objects stay JSON', () => {
+  const resultText = (response: unknown): string => {
+    const request = decode({
+      contents: [
+        user('go'),
+        { role: 'model', parts: [{ functionCall: { name: 'get_w', args: {} } }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'get_w', response } }] },
+      ],
+    });
+    const result = request.messages[2]?.content[0];
+    assert.equal(result?.type, 'tool-result');
+    const text = result.content[0];
+    return text?.type === 'text' ? text.text : '';
+  };
+  assert.equal(resultText({ output: '18C' }), '18C');
+  assert.equal(resultText({ error: 'down' }), 'down');
+  assert.equal(resultText({ name: 'get_w', content: '18C' }), '18C');
+  assert.equal(resultText({ content: '18C' }), '18C');
+  assert.equal(resultText({ name: 'other', content: '18C' }), '{"name":"other","content":"18C"}');
+  assert.equal(resultText({ name: 'get_w', content: { t: 18 } }), '{"name":"get_w","content":{"t":18}}');
+});
+
+test('toolConfig ANY with several allowed names offers only those tools', () => {
+  const declaration = (name: string): unknown => ({
+    name,
+    parameters: { type: 'OBJECT', properties: { q: { type: 'STRING' } } },
+  });
+  const request = decode({
+    contents: [user('x')],
+    tools: [{ functionDeclarations: [declaration('a'), declaration('b'), declaration('c')] }],
+    toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['c', 'a'] } },
+  });
+  assert.deepEqual(request.toolChoice, { type: 'required' });
+  assert.deepEqual(
+    request.tools.map((tool) => tool.name),
+    ['a', 'c'],
+  );
+});
+
 test('systemInstruction as a string; empty text parts are dropped', () => {
   const request = decode({
     systemInstruction: 'be brief',
