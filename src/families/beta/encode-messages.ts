@@ -4,6 +4,7 @@
  * message after it become one user turn (tool_result blocks first), same-role turns are merged.
  */
 import type { AssistantPart, Message, TextPart, ToolResultPart, UserPart } from '../../ir/index.ts';
+import { invalidRequest } from '../../ir/index.ts';
 import { parseJsonObject } from '../shared/validate.ts';
 import { withWireCacheControl, writeImageBlock, writeTextBlock } from './content-blocks.ts';
 import type {
@@ -28,11 +29,33 @@ export function encodeMessages(messages: readonly Message[]): BetaMessageParam[]
     const last = turns.at(-1);
     if (last === undefined || !mergeInto(last, turn)) turns.push(turn);
   });
+  checkResultsFollowCalls(turns);
   return turns.map((turn) =>
     turn.role === 'user'
       ? { role: 'user', content: [...turn.results, ...turn.blocks] }
       : { role: 'assistant', content: turn.blocks },
   );
+}
+
+/**
+ * B's rule: every `tool_use` is answered by a `tool_result` in the very next (user) turn. History
+ * that breaks it (a call whose result the client dropped) is a clear 400 here, not an upstream one.
+ * A last assistant turn (a prefill) is left to the upstream.
+ */
+function checkResultsFollowCalls(turns: readonly Turn[]): void {
+  turns.forEach((turn, position) => {
+    const next = turns[position + 1];
+    if (turn.role !== 'assistant' || next === undefined) return;
+    const answered = new Set(next.role === 'user' ? next.results.map((result) => result.tool_use_id) : []);
+    for (const block of turn.blocks) {
+      if (block.type === 'tool_use' && !answered.has(block.id)) {
+        throw invalidRequest(
+          `messages: tool call ${block.id} (${block.name}) has no result in the next message; beta models need every tool call answered right after it`,
+          'messages',
+        );
+      }
+    }
+  });
 }
 
 /** Appends `next` to `last` when both have the same role; false when they differ. */

@@ -328,6 +328,29 @@ test('invalid tool arguments are a 400 naming the field', () => {
   );
 });
 
+test('a tool call whose result is missing from the next message is a clear 400 (B needs every call answered)', () => {
+  const call = { type: 'tool-call' as const, id: 't1', name: 'f', arguments: '{}' };
+  const unanswered = ir({
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'go' }] },
+      { role: 'assistant', content: [call] },
+      { role: 'user', content: [{ type: 'text', text: 'never mind' }] },
+    ],
+  });
+  assert.throws(
+    () => encodeRequest(unanswered, target),
+    /tool call t1 \(f\) has no result in the next message/,
+  );
+  // A trailing call (a prefill) is the upstream's to judge.
+  const trailing = ir({
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'go' }] },
+      { role: 'assistant', content: [call] },
+    ],
+  });
+  assert.doesNotThrow(() => encodeRequest(trailing, target));
+});
+
 test('round trip: decodeRequest(encodeRequest(ir).body) keeps a representative IR', () => {
   const original = decodeRequest({ body: fixture('request-full.json'), route: {} });
   const again = decodeRequest({ body: JSON.parse(encodeRequest(original, target).body), route: {} });

@@ -39,7 +39,28 @@ export function encodeContents(messages: readonly Message[]): GammaContent[] {
     else contents.push({ role, parts });
   });
   for (const content of contents) if (content.role === 'model') signFirstCall(content.parts);
+  checkResponsesFollowCalls(contents);
   return contents;
+}
+
+/**
+ * C's rule: a function-call turn is followed by a turn with as many function responses. History
+ * that breaks it (a result the client dropped) is a clear 400 here rather than an upstream one; a
+ * last model turn is left to the upstream.
+ */
+function checkResponsesFollowCalls(contents: readonly GammaContent[]): void {
+  contents.forEach((content, position) => {
+    const next = contents[position + 1];
+    if (content.role !== 'model' || next === undefined) return;
+    const calls = content.parts.filter((part) => 'functionCall' in part).length;
+    const responses = next.parts.filter((part) => 'functionResponse' in part).length;
+    if (calls !== responses) {
+      throw invalidRequest(
+        `messages: a turn with ${calls} tool call(s) is followed by ${responses} tool result(s); gamma models need one result per call, right after the calls`,
+        'messages',
+      );
+    }
+  });
 }
 
 function signFirstCall(parts: GammaPart[]): void {

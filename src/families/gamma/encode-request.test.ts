@@ -207,6 +207,35 @@ test('consecutive same-role turns merge; tool-call arguments that are not a JSON
   );
 });
 
+test('a call turn must be followed by one result per call: otherwise a clear 400 before anything goes upstream', () => {
+  const call = (id: string): { type: 'tool-call'; id: string; name: string; arguments: string } => ({
+    type: 'tool-call',
+    id,
+    name: 'f',
+    arguments: '{}',
+  });
+  const missing = baseRequest([
+    ...hello,
+    { role: 'assistant', content: [call('a'), call('b')] },
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          callId: 'a',
+          name: 'f',
+          content: [{ type: 'text', text: 'ok' }],
+          isError: false,
+        },
+      ],
+    },
+  ]);
+  assert.throws(
+    () => gammaCodec.encodeRequest(missing, target),
+    /a turn with 2 tool call\(s\) is followed by 1 tool result\(s\)/,
+  );
+});
+
 test('round trip: decodeRequest(encodeRequest(ir)) keeps a representative request', () => {
   // Call ids are not sent upstream (C pairs by name and position); the decoder synthesizes
   // `call_<turn>_<n>`, so the representative request uses ids of that form to compare exactly.
