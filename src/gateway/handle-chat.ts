@@ -6,6 +6,7 @@
 import { newRequestContext, type AdmissionControl, type RequestContext } from './admission.ts';
 import type { ChatCall } from './chat-call.ts';
 import { deliver, type Delivery } from './deliver.ts';
+import type { ImageFetcher } from './fetch-images.ts';
 import { prepareRequest } from './prepare-request.ts';
 import type { ModelResolver } from './resolve-model.ts';
 import type { UpstreamRouter } from './upstreams.ts';
@@ -16,6 +17,8 @@ export interface ChatDependencies {
   models: ModelResolver;
   upstreams: UpstreamRouter;
   admission: AdmissionControl;
+  /** Operator-enabled fetching of image URLs for families that need the bytes (config `images`). */
+  images?: ImageFetcher;
 }
 
 export async function handleChat(
@@ -23,7 +26,7 @@ export async function handleChat(
   dependencies: ChatDependencies,
   context: RequestContext = newRequestContext(call.surface),
 ): Promise<Delivery> {
-  const prepared = await prepareRequest(call, dependencies.models);
+  const prepared = await prepareRequest(call, dependencies.models, dependencies.images);
   const admission = await dependencies.admission.admit(call, prepared, context);
   let delivery: Delivery | undefined;
   let failure: unknown = undefined;

@@ -1,4 +1,5 @@
 /** Composition root: config → store → keys → upstreams → HTTP server. Returns a handle to stop it. */
+import { ImageFetcher } from '../gateway/fetch-images.ts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/config.ts';
@@ -51,6 +52,7 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
     logger: log,
     models: new ModelResolver(config),
     upstreams,
+    images: new ImageFetcher(config.images),
     health: () => ({ ...upstreams.health(), in_flight: guard.inFlight, shed: guard.shed }),
   });
   // Beyond maxInFlight chat requests, new ones are shed at once in the surface's error shape.
