@@ -208,6 +208,8 @@ async function runAttempt(
     return await answerJson(call, prepared, plan, attempt, sent.response, timers, record, headers);
   } finally {
     timers.stop();
+    // An unexpected throw (a bug) must not leave the deployment counting a call in flight.
+    plan.abandon(step);
   }
 }
 

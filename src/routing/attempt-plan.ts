@@ -31,6 +31,8 @@ export interface Step {
   deployment: Deployment;
   /** Wait this long before calling (backoff or the deployment's retry-after). */
   waitMs: number;
+  /** The call ended (failed, finished or abandoned): its in-flight count was given back. */
+  settled: boolean;
 }
 
 /** Why an attempt gave no answer. */
@@ -126,7 +128,7 @@ export class AttemptPlan {
       filter.avoidCooling = false;
       deployment = route.pick(now, filter);
     }
-    if (deployment !== undefined) return { route, deployment, waitMs: 0 };
+    if (deployment !== undefined) return { route, deployment, waitMs: 0, settled: false };
     if (this.#rehearsal || this.#failed === undefined || this.#laterCanServe(now)) return undefined;
     // Every deployment that may take a call failed in this request already: retry one after a wait.
     const retryable = this.#retryCandidates(route, now);
@@ -138,7 +140,7 @@ export class AttemptPlan {
     const backoff = backoffMs(this.#onModel, this.#policy, () => this.#clock.random());
     const waitMs = Math.max(backoff, this.#notBeforeOf(deployment) - now);
     if (now + waitMs > this.#deadline) return undefined;
-    return { route, deployment, waitMs };
+    return { route, deployment, waitMs, settled: false };
   }
 
   #retryCandidates(route: ModelRoute, now: number): Deployment[] {
@@ -181,8 +183,8 @@ export class AttemptPlan {
 
   /** The call gave no answer; the plan learns why (and so does the deployment's breaker). */
   fail(step: Step, failure: AttemptFailure): void {
+    if (!this.#settle(step)) return;
     const deployment = step.deployment;
-    deployment.inFlight--;
     this.#lastError = failure.error;
     const now = this.#clock.now();
     const notBefore = failure.retryAfterMs === undefined ? 0 : now + failure.retryAfterMs;
@@ -214,8 +216,8 @@ export class AttemptPlan {
 
   /** The answered call is over; `upstreamFailed` when the upstream broke it (not the client). */
   finish(step: Step, upstreamFailed: boolean): void {
+    if (!this.#settle(step)) return;
     const deployment = step.deployment;
-    deployment.inFlight--;
     if (upstreamFailed && !this.#rehearsal) {
       deployment.failures++;
       deployment.breaker.fail(this.#clock.now());
@@ -224,8 +226,16 @@ export class AttemptPlan {
 
   /** The client left during the call: no verdict on the deployment. */
   abandon(step: Step): void {
-    step.deployment.inFlight--;
+    if (!this.#settle(step)) return;
     step.deployment.breaker.release();
+  }
+
+  /** Gives the call's in-flight slot back, once; false when it was already. */
+  #settle(step: Step): boolean {
+    if (step.settled) return false;
+    step.settled = true;
+    step.deployment.inFlight--;
+    return true;
   }
 
   /** What the client is told when `next()` has nothing left. */

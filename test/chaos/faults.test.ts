@@ -246,8 +246,15 @@ breaker: { failureThreshold: 2, cooldownMs: 60000 }
     });
     assert.equal(health.status, 200);
     const body = (await health.json()) as {
-      models: { model: string; deployments: { id: string; breaker: { state: string } }[] }[];
+      models: {
+        model: string;
+        deployments: { id: string; in_flight: number; breaker: { state: string } }[];
+      }[];
     };
+    const busy = body.models.flatMap((model) =>
+      model.deployments.filter((deployment) => deployment.in_flight !== 0),
+    );
+    assert.deepEqual(busy, [], 'every call gave its in-flight slot back');
     const states = Object.fromEntries(
       body.models.flatMap((model) =>
         model.deployments.map((deployment) => [deployment.id, deployment.breaker.state]),
