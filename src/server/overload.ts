@@ -38,7 +38,8 @@ export function guardInFlight(handler: Handler, maxInFlight: number): InFlightGu
         return;
       }
       inFlight++;
-      response.once('close', release);
+      // 'close' comes once per response (finished or not): `on` spares `once`'s wrapper.
+      response.on('close', release);
       handler(request, response);
     },
     get inFlight() {
