@@ -32,7 +32,9 @@ export type Behaviour =
   /** 200 SSE: these chunks `gapMs` apart, then end / reset / garbage / stall. */
   | { kind: 'stream'; chunks: string[]; gapMs?: number; then: 'end' | 'reset' | 'garbage' | 'stall' }
   /** Wait, then behave as `then`. */
-  | { kind: 'slow'; delayMs: number; then: Behaviour };
+  | { kind: 'slow'; delayMs: number; then: Behaviour }
+  /** 200 SSE: `before`, then nothing until `gate` resolves, then `after` and the end. */
+  | { kind: 'gated-stream'; before: string[]; gate: Promise<void>; after: string[] };
 
 export interface FakeUpstreamStats {
   requests: number;
@@ -174,6 +176,16 @@ async function answer(
       else if (behaviour.then === 'reset') response.socket?.destroy();
       else if (behaviour.then === 'garbage')
         response.end('data: {"this is not json\n\n\u0000\u0001garbage\n\n');
+      return;
+    }
+    case 'gated-stream': {
+      count(200);
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const chunk of behaviour.before) response.write(chunk);
+      await behaviour.gate;
+      if (response.destroyed) return;
+      for (const chunk of behaviour.after) response.write(chunk);
+      response.end();
       return;
     }
     case 'simulate': {

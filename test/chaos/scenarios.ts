@@ -348,9 +348,32 @@ export const disconnectStorm: Scenario = async (profile) => {
   }
 };
 
-/** At 5× the in-flight cap, the excess is shed at once while admitted streams complete. */
+/**
+ * At 5× the in-flight cap, the excess is shed at once while admitted streams complete. The
+ * admitted streams are held open (first bytes sent, the rest after the excess was answered), so
+ * the figures do not depend on how fast this machine fires the excess.
+ */
 export const overloadShedding: Scenario = async (profile) => {
-  const upstream = await startFakeUpstream({ timeToFirstTokenMs: 20, interTokenDelayMs: 15 });
+  const upstream = await startFakeUpstream();
+  let released = false;
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    release = () => {
+      released = true;
+      resolve();
+    };
+  });
+  const chunk = (delta: Record<string, unknown>, finish: string | null): string =>
+    `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'up', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  upstream.behave = (): Behaviour =>
+    released
+      ? { kind: 'simulate' }
+      : {
+          kind: 'gated-stream',
+          before: [chunk({ role: 'assistant', content: 'Hello' }, null)],
+          gate,
+          after: [chunk({ content: ' there' }, null), chunk({}, 'stop'), 'data: [DONE]\n\n'],
+        };
   const cap = profile.overloadCap;
   const gateway = await startChaosGateway(`server: { maxInFlight: ${cap} }\n`, {
     ALPHA_BASE_URL: upstream.url,
@@ -360,7 +383,7 @@ export const overloadShedding: Scenario = async (profile) => {
     const admitted = Array.from({ length: cap }, (_, index) =>
       chat(gateway, { surface: surfaces[index % 3] as Surface, model: 'A-2', stream: true }),
     );
-    // Every admitted stream is flowing before the excess arrives.
+    // Every admitted stream is flowing (its upstream call open) before the excess arrives.
     while (upstream.stats.openRequests < cap) await sleep(5);
     const excess = await Promise.all(
       Array.from({ length: cap * 5 }, (_, index) =>
@@ -372,6 +395,7 @@ export const overloadShedding: Scenario = async (profile) => {
         }),
       ),
     );
+    release();
     const admittedAnswers = await Promise.all(admitted);
     const problems: string[] = [];
     const expectedStatus = { alpha: 503, beta: 529, gamma: 503 } as const;
