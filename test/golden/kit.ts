@@ -11,7 +11,8 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FamilyId } from '../../src/ir/index.ts';
+import { after, before, describe, test } from 'node:test';
+import { familyIds, type FamilyId } from '../../src/ir/index.ts';
 import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
 import {
@@ -672,4 +673,36 @@ function checkToolResults(family: FamilyId, body: JsonObject): void {
     ['get_weather', 'get_time', 'get_map'],
   );
   assert.ok(parts.some((part) => isObject(part.inlineData)));
+}
+
+/**
+ * The golden suite of one surface against every family, JSON and stream, one rig per file (each
+ * surface has its own file so the runner spreads them over the cores).
+ */
+export function goldenSuite(surface: FamilyId, scenarios: readonly ScenarioName[]): void {
+  let rig: Rig;
+  before(async () => {
+    rig = await startRig();
+  });
+  after(async () => {
+    await rig.close();
+  });
+  for (const family of familyIds) {
+    describe(`${surface} surface → ${family} model`, () => {
+      const golden = new GoldenFile(surface, family);
+      for (const scenario of scenarios) {
+        for (const stream of [false, true]) {
+          const name = `${scenario}/${stream ? 'stream' : 'json'}`;
+          test(name, async () => {
+            const result = await exchange(rig, scenario, surface, family, stream);
+            checkSemantics(scenario, surface, family, result);
+            golden.check(name, result.transcript);
+          });
+        }
+      }
+      test('every recorded transcript was replayed', async () => {
+        await golden.finish();
+      });
+    });
+  }
 }
