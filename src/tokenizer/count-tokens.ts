@@ -5,8 +5,25 @@
  */
 import { countTokens, decode, encode } from 'gpt-tokenizer';
 
+/**
+ * Recently counted texts. System prompts, tool schemas and shared history repeat across requests,
+ * and the rate limiter counts every prompt before the call: a bounded map spares the BPE work.
+ * Only texts of moderate size are kept, so the memory bound is about 1,000 × 4 KiB.
+ */
+const memo = new Map<string, number>();
+const memoEntries = 1_000;
+const memoMaxLength = 4_096;
+
 export function countTextTokens(text: string): number {
-  return text.length === 0 ? 0 : countTokens(text);
+  if (text.length === 0) return 0;
+  if (text.length > memoMaxLength) return countTokens(text);
+  const known = memo.get(text);
+  if (known !== undefined) return known;
+  const counted = countTokens(text);
+  // Oldest first out: a Map iterates in insertion order.
+  if (memo.size >= memoEntries) memo.delete(memo.keys().next().value as string);
+  memo.set(text, counted);
+  return counted;
 }
 
 export function encodeText(text: string): number[] {
