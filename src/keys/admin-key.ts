@@ -2,12 +2,12 @@
  * The admin key (MODELGATE_ADMIN_KEY) guards `/admin/…`. It is kept only as a SHA-256 digest and
  * a presented key is compared digest to digest in constant time.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 const maxKeyLength = 512;
 
 function digest(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  return hash('sha256', key, 'buffer');
 }
 
 export class AdminKey {

@@ -3,11 +3,12 @@
  * kept), list, update, revoke. Used by the CLI and the admin API; the gateway reads the active
  * keys through the cache in `client-keys.ts`. Every statement is parameterised.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { Database } from '../store/database.ts';
 
+/** One-shot SHA-256 (no Hash object per call): this runs on every authenticated request. */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export function generateKey(): string {
