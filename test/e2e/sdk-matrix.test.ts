@@ -204,29 +204,42 @@ function betaParams(
   };
 }
 
-/** @anthropic-ai/sdk 1.x: the key goes as `Authorization: Bearer`. */
-function anthropicSdk1(): SurfaceSdk {
-  const client = new Anthropic({
-    apiKey: gateway.key,
-    baseURL: gateway.url,
-    maxRetries: 0,
-    defaultHeaders: { 'beta-version': betaVersion },
-  });
+/** The parts of a B SDK's `messages` API the matrix uses; 0.x and 1.x both have this shape. */
+interface BetaMessagesApi {
+  create(params: ReturnType<typeof betaParams>): Promise<BetaLikeMessage>;
+  stream(params: ReturnType<typeof betaParams>): AsyncIterable<BetaStreamEvent> & {
+    finalMessage(): Promise<BetaLikeMessage>;
+  };
+}
+
+interface BetaStreamEvent {
+  type: string;
+  delta?: unknown;
+}
+
+/** The text of a `text_delta`, or undefined for any other delta. */
+function textDelta(delta: unknown): string | undefined {
+  if (typeof delta !== 'object' || delta === null) return undefined;
+  if (!('type' in delta) || delta.type !== 'text_delta' || !('text' in delta)) return undefined;
+  return typeof delta.text === 'string' ? delta.text : undefined;
+}
+
+/** One adapter for both major versions of the B SDK: only how the key travels differs. */
+function betaSdk(name: string, messages: BetaMessagesApi): SurfaceSdk {
   return {
-    name: sdkNames[2],
+    name,
     stop: 'end_turn',
     length: 'max_tokens',
     async complete(model, conversation) {
-      return betaOutcome(await client.messages.create(betaParams(model, conversation)));
+      return betaOutcome(await messages.create(betaParams(model, conversation)));
     },
     async stream(model, conversation) {
-      const stream = client.messages.stream(betaParams(model, conversation));
+      const stream = messages.stream(betaParams(model, conversation));
       let deltas = '';
       const types: string[] = [];
       for await (const event of stream) {
         types.push(event.type);
-        if (event.type === 'content_block_delta' && event.delta.type === 'text_delta')
-          deltas += event.delta.text;
+        if (event.type === 'content_block_delta') deltas += textDelta(event.delta) ?? '';
       }
       assertBetaEventOrder(types);
       const outcome = betaOutcome(await stream.finalMessage());
@@ -236,36 +249,18 @@ function anthropicSdk1(): SurfaceSdk {
   };
 }
 
+/** @anthropic-ai/sdk 1.x: the key goes as `Authorization: Bearer`. */
+function anthropicSdk1(): SurfaceSdk {
+  const options = { apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 };
+  const client = new Anthropic({ ...options, defaultHeaders: { 'beta-version': betaVersion } });
+  return betaSdk(sdkNames[2], client.messages);
+}
+
 /** @anthropic-ai/sdk 0.x: the key goes as `x-api-key`. */
 function anthropicSdk0(): SurfaceSdk {
-  const client = new Anthropic0({
-    apiKey: gateway.key,
-    baseURL: gateway.url,
-    maxRetries: 0,
-    defaultHeaders: { 'beta-version': betaVersion },
-  });
-  return {
-    name: sdkNames[3],
-    stop: 'end_turn',
-    length: 'max_tokens',
-    async complete(model, conversation) {
-      return betaOutcome(await client.messages.create(betaParams(model, conversation)));
-    },
-    async stream(model, conversation) {
-      const stream = client.messages.stream(betaParams(model, conversation));
-      let deltas = '';
-      const types: string[] = [];
-      for await (const event of stream) {
-        types.push(event.type);
-        if (event.type === 'content_block_delta' && event.delta.type === 'text_delta')
-          deltas += event.delta.text;
-      }
-      assertBetaEventOrder(types);
-      const outcome = betaOutcome(await stream.finalMessage());
-      assert.equal(deltas, outcome.text);
-      return outcome;
-    },
-  };
+  const options = { apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 };
+  const client = new Anthropic0({ ...options, defaultHeaders: { 'beta-version': betaVersion } });
+  return betaSdk(sdkNames[3], client.messages);
 }
 
 function assertBetaEventOrder(types: string[]): void {
