@@ -15,7 +15,7 @@ import { AttemptPlan, type AttemptFailure, type Step } from '../routing/attempt-
 import type { ModelRoute } from '../routing/deployment.ts';
 import { isRetryableStatus, isUnhealthyStatus, retryAfterMs } from '../routing/retry-policy.ts';
 import { costUsd, formatUsd } from '../usage/cost.ts';
-import { toGatewayError } from '../upstream/http-transport.ts';
+import { toGatewayError } from '../upstream/upstream-errors.ts';
 import { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import type { AttemptRecord, ChatCall } from './chat-call.ts';

@@ -14,7 +14,7 @@ import {
 import { SseParser } from '../sse/parse-sse.ts';
 import type { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
-import { toGatewayError } from '../upstream/http-transport.ts';
+import { toGatewayError } from '../upstream/upstream-errors.ts';
 import { decodeContext, parseUpstreamJson, readBodyText } from './decode-context.ts';
 import { scrubSecret, type StreamControl, type StreamOutcome } from './stream-pipeline.ts';
 

@@ -13,7 +13,7 @@ import { GatewayError, type StreamEvent, type Usage } from '../ir/index.ts';
 import { SseParser, type SseMessage } from '../sse/parse-sse.ts';
 import type { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
-import { toGatewayError } from '../upstream/http-transport.ts';
+import { toGatewayError } from '../upstream/upstream-errors.ts';
 import type { ResponseSink } from './response-sink.ts';
 
 /** What the gateway learns from a stream, whichever mode carried it. */

@@ -3,18 +3,54 @@ import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../ir/index.ts';
 import { exceedsJsonDepth } from './json-depth.ts';
 
-export async function readBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
+/**
+ * Listeners rather than `for await`: the async iterator costs ~15 µs per request on the hot path,
+ * and a chat body nearly always arrives in the packet of its headers (one 'data', then 'end').
+ * Over the cap the request is paused (not destroyed), so the 413 can still be written.
+ */
+export function readBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge(limitBytes);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > limitBytes) throw tooLarge(limitBytes);
-    chunks.push(buffer);
-  }
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+  if (Number.isFinite(declared) && declared > limitBytes) return Promise.reject(tooLarge(limitBytes));
+  return new Promise<Buffer>((resolve, reject) => {
+    let first: Buffer | undefined;
+    let chunks: Buffer[] | undefined;
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limitBytes) {
+        done();
+        request.pause();
+        reject(tooLarge(limitBytes));
+      } else if (first === undefined) first = chunk;
+      else (chunks ??= [first]).push(chunk);
+    };
+    const onEnd = (): void => {
+      done();
+      if (chunks !== undefined) resolve(Buffer.concat(chunks, size));
+      else resolve(first ?? Buffer.alloc(0));
+    };
+    const onError = (error: Error): void => {
+      done();
+      reject(error);
+    };
+    // 'close' before 'end': the client went away mid-body.
+    const onClose = (): void => {
+      done();
+      reject(
+        new GatewayError('invalid_request', 'the client closed the connection before the body was complete'),
+      );
+    };
+    const done = (): void => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+      request.off('close', onClose);
+    };
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
+    request.on('close', onClose);
+  });
 }
 
 function tooLarge(limitBytes: number): GatewayError {
