@@ -37,8 +37,29 @@ export class SseParser {
   }
 
   #drainLines(emit: SseEmit): void {
-    let start = 0;
     const buffer = this.#buffer;
+    // Nearly every upstream ends lines with `\n` alone: then native indexOf finds them.
+    const start = buffer.includes('\r')
+      ? this.#drainAnyLineEnds(buffer, emit)
+      : this.#drainNewlines(buffer, emit);
+    this.#buffer = start === 0 ? buffer : buffer.slice(start);
+  }
+
+  /** Processes the complete `\n`-ended lines; returns where the unfinished rest starts. */
+  #drainNewlines(buffer: string, emit: SseEmit): number {
+    let start = 0;
+    let end = buffer.indexOf('\n');
+    while (end !== -1) {
+      this.#processLine(buffer.slice(start, end), emit);
+      start = end + 1;
+      end = buffer.indexOf('\n', start);
+    }
+    return start;
+  }
+
+  /** The same with `\r\n` and lone `\r` line ends too (a `\r` may end a chunk: see `push`). */
+  #drainAnyLineEnds(buffer: string, emit: SseEmit): number {
+    let start = 0;
     for (let position = 0; position < buffer.length; position++) {
       const code = buffer.charCodeAt(position);
       if (code !== 10 && code !== 13) continue;
@@ -52,7 +73,7 @@ export class SseParser {
       }
       start = position + 1;
     }
-    this.#buffer = start === 0 ? buffer : buffer.slice(start);
+    return start;
   }
 
   #processLine(line: string, emit: SseEmit): void {

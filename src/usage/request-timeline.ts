@@ -100,29 +100,46 @@ export class RequestTimeline {
 
 /** A sink that tells the timeline when the answer starts, sends its first byte and ends. */
 export function timedSink(sink: ResponseSink, timeline: RequestTimeline): ResponseSink {
-  return {
-    headers: sink.headers,
-    get started() {
-      return sink.started;
-    },
-    sendJson(status, body, extraHeaders) {
-      timeline.answerStarting(sink.headers);
-      sink.sendJson(status, body, extraHeaders);
-      timeline.firstByteAt ??= performance.now();
-      timeline.endedAt = timeline.firstByteAt;
-    },
-    startStream(extraHeaders, trailerNames) {
-      timeline.answerStarting(sink.headers);
-      sink.startStream(extraHeaders, trailerNames);
-    },
-    write(text) {
-      timeline.firstByteAt ??= performance.now();
-      timeline.keep(text);
-      return sink.write(text);
-    },
-    end(trailers) {
-      sink.end(trailers);
-      timeline.endedAt = performance.now();
-    },
-  };
+  return new TimedSink(sink, timeline);
+}
+
+class TimedSink implements ResponseSink {
+  readonly headers: ResponseHeaders;
+  readonly #sink: ResponseSink;
+  readonly #timeline: RequestTimeline;
+
+  constructor(sink: ResponseSink, timeline: RequestTimeline) {
+    this.headers = sink.headers;
+    this.#sink = sink;
+    this.#timeline = timeline;
+  }
+
+  get started(): boolean {
+    return this.#sink.started;
+  }
+
+  sendJson(status: number, body: string, extraHeaders?: ResponseHeaders): void {
+    const timeline = this.#timeline;
+    timeline.answerStarting(this.headers);
+    this.#sink.sendJson(status, body, extraHeaders);
+    timeline.firstByteAt ??= performance.now();
+    timeline.endedAt = timeline.firstByteAt;
+  }
+
+  startStream(extraHeaders?: ResponseHeaders, trailerNames?: readonly string[]): void {
+    this.#timeline.answerStarting(this.headers);
+    this.#sink.startStream(extraHeaders, trailerNames);
+  }
+
+  write(text: string): Promise<void> | undefined {
+    const timeline = this.#timeline;
+    timeline.firstByteAt ??= performance.now();
+    timeline.keep(text);
+    return this.#sink.write(text);
+  }
+
+  end(trailers?: Record<string, string>): void {
+    this.#sink.end(trailers);
+    this.#timeline.endedAt = performance.now();
+  }
 }
