@@ -6,6 +6,8 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 export interface Logger {
+  /** Whether `level` is written: lets hot paths skip building fields nobody reads. */
+  enabled(level: LogLevel): boolean;
   debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
@@ -21,6 +23,7 @@ export function createLogger(level: LogLevel, secrets: readonly string[], write 
     write(redact(line, guarded));
   };
   return {
+    enabled: (level) => rank[level] >= threshold,
     debug: (message, fields) => log('debug', message, fields),
     info: (message, fields) => log('info', message, fields),
     warn: (message, fields) => log('warn', message, fields),

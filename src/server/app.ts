@@ -52,6 +52,9 @@ export interface RequestHandler {
   drain(timeoutMs: number): Promise<void>;
 }
 
+/** Shared by every request without a query string (nothing writes to it). */
+const noQuery = new URLSearchParams();
+
 /** After aborting the stragglers, how long to wait for them to settle. */
 const abortGraceMs = 5_000;
 
@@ -94,6 +97,7 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
       .finally(() => {
         inFlight--;
         if (inFlight === 0) idle?.();
+        if (!dependencies.logger.enabled('info')) return;
         dependencies.logger.info('request', {
           requestId,
           method: request.method,
@@ -152,7 +156,7 @@ async function route(
   const url = request.url ?? '';
   const queryStart = url.indexOf('?');
   const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
-  const search = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
+  const search = queryStart === -1 ? noQuery : new URLSearchParams(url.slice(queryStart + 1));
   const baseHeaders: ResponseHeaders = { 'x-request-id': requestId };
   if (state.draining()) baseHeaders.connection = 'close';
   const answer = (status: number, body: unknown, headers: ResponseHeaders = baseHeaders): void => {
