@@ -225,7 +225,9 @@ async function send(
   const deployment = attempt.step.deployment;
   let response: UpstreamResponse;
   try {
-    response = await deployment.transport.send(deployment.target.baseUrl, request, timers.signal);
+    const pending = deployment.transport.send(deployment.target.baseUrl, request, timers.signal);
+    timers.arm(); // once the request is on its way: the timer setup is not on its path
+    response = await pending;
   } catch (error) {
     // Nothing came back: a connection failure or a first-byte timeout, worth another attempt.
     const failure = timers.fired ?? toGatewayError(error, timers.signal);

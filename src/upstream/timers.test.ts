@@ -10,6 +10,7 @@ test('first byte: fires with a timeout error when no body byte came in time', as
     { connectMs: 1000, firstByteMs: 30, idleMs: 1000 },
     new AbortController().signal,
   );
+  timers.arm();
   await sleep(80);
   assert.equal(timers.signal.aborted, true);
   assert.ok(timers.fired);
@@ -35,6 +36,7 @@ test('idle: every chunk resets it; a flowing stream has no total cap; a stall fi
 test('the client leaving aborts the call at once; stop() disarms everything', async () => {
   const client = new AbortController();
   const timers = new CallTimers({ connectMs: 1000, firstByteMs: 30, idleMs: 30 }, client.signal);
+  timers.arm();
   client.abort();
   assert.equal(timers.signal.aborted, true);
   assert.equal(timers.fired, undefined);
@@ -42,7 +44,31 @@ test('the client leaving aborts the call at once; stop() disarms everything', as
     { connectMs: 1000, firstByteMs: 30, idleMs: 30 },
     new AbortController().signal,
   );
+  quiet.arm();
   quiet.stop();
   await sleep(60);
   assert.equal(quiet.signal.aborted, false);
+});
+
+test('a client already gone aborts before anything is sent; arming later changes nothing', () => {
+  const client = new AbortController();
+  client.abort('client_abort');
+  const timers = new CallTimers({ connectMs: 1000, firstByteMs: 30, idleMs: 30 }, client.signal);
+  assert.equal(timers.signal.aborted, true);
+  timers.arm();
+  timers.stop();
+  assert.equal(timers.fired, undefined);
+});
+
+test('an unarmed call is armed by its first chunk (a call is never left unwatched)', async () => {
+  const client = new AbortController();
+  const timers = new CallTimers({ connectMs: 1000, firstByteMs: 1000, idleMs: 30 }, client.signal);
+  timers.chunk();
+  await sleep(80);
+  assert.equal(timers.fired?.message, 'the upstream stopped sending data');
+  const watched = new CallTimers({ connectMs: 1000, firstByteMs: 1000, idleMs: 1000 }, client.signal);
+  watched.chunk();
+  client.abort();
+  assert.equal(watched.signal.aborted, true);
+  watched.stop();
 });

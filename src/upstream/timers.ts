@@ -11,8 +11,9 @@ import { GatewayError } from '../ir/index.ts';
 export class CallTimers {
   readonly #controller = new AbortController();
   readonly #client: AbortSignal;
-  readonly #idleMs: number;
+  readonly #timeouts: TimeoutConfig;
   #timer: NodeJS.Timeout | undefined;
+  #armed = false;
   #firstByte = true;
   #stopped = false;
   /** Which timer fired, as the error to report; undefined while none did. */
@@ -22,16 +23,26 @@ export class CallTimers {
   /** From the start to the first body chunk, once it arrived. */
   firstByteMs: number | undefined;
 
+  /** A client that has already left aborts the call before anything is sent. */
   constructor(timeouts: TimeoutConfig, client: AbortSignal) {
     this.#client = client;
-    this.#idleMs = timeouts.idleMs;
+    this.#timeouts = timeouts;
     if (client.aborted) {
       this.#controller.abort(client.reason);
       this.#stopped = true;
-      return;
     }
-    client.addEventListener('abort', this.#onClientAbort);
-    this.#timer = setTimeout(this.#onFirstByteTimeout, timeouts.firstByteMs);
+  }
+
+  /**
+   * Starts the first-byte timer and the watch on the client. Called right after the request is
+   * handed to the transport (same tick, so nothing can be missed): the setup is then off the
+   * request's path to the upstream. Later calls do nothing.
+   */
+  arm(): void {
+    if (this.#armed || this.#stopped) return;
+    this.#armed = true;
+    this.#client.addEventListener('abort', this.#onClientAbort);
+    this.#timer = setTimeout(this.#onFirstByteTimeout, this.#timeouts.firstByteMs);
   }
 
   /** Aborts when a timer fires or the client leaves: give it to the transport. */
@@ -47,11 +58,12 @@ export class CallTimers {
   /** A body chunk arrived: the first one switches to the idle timer, later ones refresh it. */
   chunk(): void {
     if (this.#stopped) return;
+    if (!this.#armed) this.arm(); // never leave a call unwatched
     if (this.#firstByte) {
       this.#firstByte = false;
       this.firstByteMs = performance.now() - this.startedAt;
       clearTimeout(this.#timer);
-      this.#timer = setTimeout(this.#onIdleTimeout, this.#idleMs);
+      this.#timer = setTimeout(this.#onIdleTimeout, this.#timeouts.idleMs);
     } else {
       this.#timer?.refresh();
     }
@@ -62,7 +74,7 @@ export class CallTimers {
     if (this.#stopped) return;
     this.#stopped = true;
     clearTimeout(this.#timer);
-    this.#client.removeEventListener('abort', this.#onClientAbort);
+    if (this.#armed) this.#client.removeEventListener('abort', this.#onClientAbort);
   }
 
   /** Abort the call now (e.g. a fan-out sibling failed). */
