@@ -13,6 +13,9 @@ test('counts objects and arrays, not brackets inside strings (escaped quotes inc
   assert.equal(depth('{"text":"say \\"[[[[\\" ok \\\\", "x": [[1]]}', 2), true);
   assert.equal(depth('"unterminated [[[[', 1), false);
   assert.equal(depth('['.repeat(100_000), 128), true);
+  // More brackets than the limit, all shallow: the exact scan decides.
+  assert.equal(depth(`[${'[],'.repeat(300)}[]]`, 128), false);
+  assert.equal(depth(`{"s":"${'{'.repeat(300)}","a":[1]}`, 128), false);
 });
 
 test('agrees with a parse-and-walk depth on any JSON value', () => {

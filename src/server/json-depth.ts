@@ -13,6 +13,9 @@ const closeBracket = 0x5d;
 /** True when `text` (JSON bytes, valid or not) nests objects/arrays deeper than `limit`. */
 export function exceedsJsonDepth(text: Uint8Array, limit: number): boolean {
   const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+  // Nesting deeper than `limit` needs more than `limit` opening brackets. Most bodies have far
+  // fewer, and counting them with native indexOf is several times cheaper than the exact scan.
+  if (!hasMoreThan(bytes, openBrace, openBracket, limit)) return false;
   let depth = 0;
   const length = bytes.length;
   for (let index = 0; index < length; index++) {
@@ -39,4 +42,17 @@ function closingQuote(bytes: Buffer, from: number): number {
     at = bytes.indexOf(quote, at + 1);
   }
   return -1;
+}
+
+/** True when `bytes` holds more than `limit` bytes equal to `first` or `second` (strings included). */
+function hasMoreThan(bytes: Buffer, first: number, second: number, limit: number): boolean {
+  let count = 0;
+  for (const byte of [first, second]) {
+    let at = bytes.indexOf(byte);
+    while (at !== -1) {
+      if (++count > limit) return true;
+      at = bytes.indexOf(byte, at + 1);
+    }
+  }
+  return false;
 }
