@@ -175,3 +175,55 @@ test('blocks left open by the upstream are closed before finish', () => {
     { type: 'tool-call-end', choice: 0, index: 0 },
   ]);
 });
+
+test('text deltas read without the JSON parser equal the parsed ones, escapes and odd shapes included', () => {
+  const event = (type: string, data: unknown): string => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+  const start = event('message_start', {
+    type: 'message_start',
+    message: { id: 'msg_1', model: 'b', usage: { input_tokens: 3, output_tokens: 0 } },
+  });
+  const openText = (index: number): string =>
+    event('content_block_start', {
+      type: 'content_block_start',
+      index,
+      content_block: { type: 'text', text: '' },
+    });
+  const stop = event('message_stop', { type: 'message_stop' });
+  fc.assert(
+    fc.property(fc.array(fc.string({ unit: 'grapheme', maxLength: 12 }), { maxLength: 6 }), (texts) => {
+      // Compact (the fast form) and spaced (the parser's) renderings of the same deltas.
+      const compact = texts.map((text) =>
+        event('content_block_delta', {
+          type: 'content_block_delta',
+          index: 1,
+          delta: { type: 'text_delta', text },
+        }),
+      );
+      const spaced = texts.map(
+        (text) =>
+          `event: content_block_delta\ndata: {"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": ${JSON.stringify(text)}}}\n\n`,
+      );
+      const fast = decodeChunks([start + openText(1) + compact.join('') + stop]);
+      const parsed = decodeChunks([start + openText(1) + spaced.join('') + stop]);
+      assert.deepEqual(fast, parsed);
+      const deltas = fast.flatMap((item) => (item.type === 'text-delta' ? [item.text] : []));
+      assert.deepEqual(
+        deltas,
+        texts.filter((text) => text !== ''),
+      );
+    }),
+    { seed: 11, numRuns: 300 },
+  );
+  // Look-alikes that are not plain text deltas still go through the parser.
+  const tricky = [
+    '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"a\\"b"}}',
+    '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"x","extra":"y"}}',
+    '{"type":"content_block_delta","index":,"delta":{"type":"text_delta","text":"bad"}}',
+    '{"type":"content_block_delta","index":9,"delta":{"type":"text_delta","text":"no such block"}}',
+  ].map((data) => `event: content_block_delta\ndata: ${data}\n\n`);
+  const events = decodeChunks([start + openText(1) + tricky.join('') + stop]);
+  const texts = events.flatMap((item) => (item.type === 'text-delta' ? [item.text] : []));
+  assert.deepEqual(texts, ['a"b', 'x']);
+  const failure = events.find((item) => item.type === 'error');
+  assert.match(failure?.type === 'error' ? failure.error.message : '', /malformed stream event/);
+});

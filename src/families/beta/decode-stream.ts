@@ -26,6 +26,11 @@ interface RunningUsage {
   reasoningTokens: number | undefined;
 }
 
+/** `{"type":"content_block_delta","index":N,"delta":{"type":"text_delta","text":"…"}}`, split around N and the text. */
+const textDeltaPrefix = '{"type":"content_block_delta","index":';
+const textDeltaMiddle = ',"delta":{"type":"text_delta","text":"';
+const textDeltaSuffix = '"}}';
+
 export class BetaStreamDecoder implements StreamDecoder {
   readonly #context: DecodeContext;
   #started = false;
@@ -48,6 +53,7 @@ export class BetaStreamDecoder implements StreamDecoder {
 
   push(message: SseMessage, emit: EmitStreamEvent): void {
     if (this.#done || message.event === 'ping') return;
+    if (message.event === 'content_block_delta' && this.#plainTextDelta(message.data, emit)) return;
     let data: unknown;
     try {
       data = JSON.parse(message.data);
@@ -138,6 +144,27 @@ export class BetaStreamDecoder implements StreamDecoder {
     } else {
       this.#blocks.set(wireIndex, { kind: 'skip', index: -1 });
     }
+  }
+
+  /**
+   * Most events of a stream are text deltas in B's exact wire form. When the text has no escapes
+   * (no `\\`, no `"`), the JSON is exactly prefix + text + suffix and needs no parser: true when
+   * the event was handled so. Anything else (escapes, another shape) goes through JSON.parse.
+   */
+  #plainTextDelta(data: string, emit: EmitStreamEvent): boolean {
+    if (!data.startsWith(textDeltaPrefix) || !data.endsWith(textDeltaSuffix)) return false;
+    const indexEnd = data.indexOf(',', textDeltaPrefix.length);
+    if (indexEnd <= textDeltaPrefix.length || !data.startsWith(textDeltaMiddle, indexEnd)) return false;
+    const wireIndex = Number(data.slice(textDeltaPrefix.length, indexEnd));
+    const textStart = indexEnd + textDeltaMiddle.length;
+    const textEnd = data.length - textDeltaSuffix.length;
+    if (!Number.isSafeInteger(wireIndex) || wireIndex < 0 || textEnd < textStart) return false;
+    const text = data.slice(textStart, textEnd);
+    if (text.includes('"') || text.includes('\\')) return false;
+    const block = this.#blocks.get(wireIndex);
+    if (block?.kind === 'text' && text !== '')
+      emit({ type: 'text-delta', choice: 0, index: block.index, text });
+    return true;
   }
 
   #blockDelta(data: JsonObject, emit: EmitStreamEvent): void {
