@@ -46,4 +46,10 @@ export interface ChatCall {
   clientId: string;
   /** Told about every upstream call as it gets its answer (or fails to). */
   onAttempt?: (attempt: AttemptRecord) => void;
+  /**
+   * Work that must not delay the request (metering a key that is never refused): run once, right
+   * after the first upstream request is handed to the transport, and awaited before the answer
+   * starts. Must not reject. Set by admission.
+   */
+  onDispatched?: (() => Promise<void>) | undefined;
 }

@@ -224,11 +224,14 @@ async function send(
   forwardSimulationHeaders(call.headers, request);
   const deployment = attempt.step.deployment;
   let response: UpstreamResponse;
+  const pending = deployment.transport.send(deployment.target.baseUrl, request, timers.signal);
+  // Once the request is on its way: the timer setup and the metering are not on its path.
+  timers.arm();
+  const metering = takeDispatchedWork(call);
   try {
-    const pending = deployment.transport.send(deployment.target.baseUrl, request, timers.signal);
-    timers.arm(); // once the request is on its way: the timer setup is not on its path
     response = await pending;
   } catch (error) {
+    if (metering !== undefined) await metering;
     // Nothing came back: a connection failure or a first-byte timeout, worth another attempt.
     const failure = timers.fired ?? toGatewayError(error, timers.signal);
     return {
@@ -236,6 +239,7 @@ async function send(
       failure: { error: failure, retryable: true, unhealthy: true, retryAfterMs: undefined },
     };
   }
+  if (metering !== undefined) await metering;
   record.status = response.status;
   record.headersMs = performance.now() - timers.startedAt;
   if (response.status >= 200 && response.status < 300) {
@@ -261,6 +265,14 @@ async function send(
       retryAfterMs: retryAfterMs(response.headers, Date.now()),
     },
   };
+}
+
+/** The request's `onDispatched` work, started once (by the first upstream call). */
+function takeDispatchedWork(call: ChatCall): Promise<void> | undefined {
+  const work = call.onDispatched;
+  if (work === undefined) return undefined;
+  call.onDispatched = undefined;
+  return work();
 }
 
 /** An attempt gave no answer: another may follow (undefined), or the error is final (thrown). */

@@ -7,17 +7,17 @@
  */
 import type { ModelEntry, ModelPricing } from '../config/catalog.ts';
 import type { FamilyCodec } from '../families/codec.ts';
-import type { AdmissionControl, LimitsQuery, RequestContext } from '../gateway/admission.ts';
+import type { Admission, AdmissionControl, LimitsQuery, RequestContext } from '../gateway/admission.ts';
 import type { ChatCall } from '../gateway/chat-call.ts';
 import type { Delivery } from '../gateway/deliver.ts';
 import type { PreparedRequest } from '../gateway/prepare-request.ts';
 import { GatewayError } from '../ir/index.ts';
-import type { ClientKeys } from '../keys/client-keys.ts';
+import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
 import type { Logger } from '../log/logger.ts';
 import { accountDelivery, ledgerRows, refusalRow } from '../usage/ledger-rows.ts';
 import type { LedgerSink } from '../usage/ledger.ts';
 import type { BudgetStore, Reservation } from './budgets.ts';
-import { estimateRequest } from './estimate.ts';
+import { estimateRequest, type Estimate } from './estimate.ts';
 import type { RateLimiter, Refusal } from './rate-limiter.ts';
 
 export interface PolicyDependencies {
@@ -36,12 +36,77 @@ export interface PolicyDependencies {
   logger: Logger;
 }
 
+/** What an admitted request holds until it settles: estimated tokens taken, budget reserved. */
+interface Held {
+  key: ClientKey;
+  /** Undefined while nothing was metered. */
+  estimate: Estimate | undefined;
+  reservation: Reservation | undefined;
+}
+
 export function createAdmissionPolicy(dependencies: PolicyDependencies): AdmissionControl {
   const { keys, limiter, budgets, ledger, clock, logger } = dependencies;
   const quietly = (promise: Promise<void>): void => {
     promise.catch((error: unknown) =>
       logger.error('limits store failed', { cause: error instanceof Error ? error.message : 'unknown' }),
     );
+  };
+
+  /** Reconciles what admission `held` with what was delivered and writes the ledger rows. */
+  const settleWith = (
+    call: ChatCall,
+    prepared: PreparedRequest,
+    context: RequestContext,
+    held: Held,
+    delivery: Delivery | undefined,
+    error: unknown,
+  ): void => {
+    const { key, estimate, reservation } = held;
+    const accounted = accountDelivery(
+      call,
+      context,
+      delivery,
+      estimate?.promptTokens ?? 0,
+      dependencies.pricingOf,
+    );
+    const usage = accounted.usage;
+    const used = usage === undefined ? 0 : usage.inputTokens + usage.outputTokens;
+    if (estimate !== undefined)
+      quietly(limiter.reconcile(key, prepared.entry.family, estimate.tokens, used, clock()));
+    if (reservation !== undefined) quietly(budgets.settle(reservation, accounted.costUsd));
+    else budgets.record(key.id, accounted.costUsd);
+    for (const row of ledgerRows(call, prepared, context, delivery, error, accounted)) ledger.append(row);
+  };
+
+  /**
+   * Static keys are unrestricted: their windows are metered for the headers, never enforced, so
+   * nothing about them has to happen before the upstream call. The estimate and the metering run
+   * once the request is on its way (`ChatCall.onDispatched`); a request that never got that far
+   * is not metered, and its error answer describes the windows as they are.
+   */
+  const meterAfterDispatch = (
+    call: ChatCall,
+    prepared: PreparedRequest,
+    context: RequestContext,
+    key: ClientKey,
+  ): Admission => {
+    const { entry } = prepared;
+    const held: Held = { key, estimate: undefined, reservation: undefined };
+    call.onDispatched = async () => {
+      try {
+        const estimate = estimateRequest(prepared.request, entry, dependencies.pricingFor(entry));
+        held.estimate = estimate;
+        const state = await limiter.charge(key, entry.family, estimate.tokens, clock());
+        setLimitHeaders(call.surface, call.sink.headers, context, state);
+      } catch (error) {
+        logger.error('limits store failed', { cause: error instanceof Error ? error.message : 'unknown' });
+      }
+    };
+    return {
+      settle(delivery: Delivery | undefined, error: unknown) {
+        settleWith(call, prepared, context, held, delivery, error);
+      },
+    };
   };
 
   return {
@@ -64,6 +129,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
         await report();
         return refuse(modelDenied(call.surface, entry.name));
       }
+      if (key.static && key.budgetUsd === undefined) return meterAfterDispatch(call, prepared, context, key);
       const estimate = estimateRequest(prepared.request, entry, dependencies.pricingFor(entry));
       let reservation: Reservation | undefined;
       if (key.budgetUsd !== undefined) {
@@ -85,10 +151,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
         }
         reservation = reserved.reservation;
       }
-      // Static keys are unrestricted: their windows are metered for the headers, never enforced.
-      const acquired = key.static
-        ? { state: await limiter.charge(key, family, estimate.tokens, now), refusal: undefined }
-        : await limiter.acquire(key, family, estimate.tokens, now);
+      const acquired = await limiter.acquire(key, family, estimate.tokens, now);
       setLimitHeaders(call.surface, call.sink.headers, context, acquired.state);
       if (acquired.refusal !== undefined) {
         if (reservation !== undefined) quietly(budgets.release(reservation));
@@ -97,20 +160,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
 
       return {
         settle(delivery: Delivery | undefined, error: unknown) {
-          const accounted = accountDelivery(
-            call,
-            context,
-            delivery,
-            estimate.promptTokens,
-            dependencies.pricingOf,
-          );
-          const usage = accounted.usage;
-          const used = usage === undefined ? 0 : usage.inputTokens + usage.outputTokens;
-          quietly(limiter.reconcile(key, family, estimate.tokens, used, clock()));
-          if (reservation !== undefined) quietly(budgets.settle(reservation, accounted.costUsd));
-          else budgets.record(key.id, accounted.costUsd);
-          for (const row of ledgerRows(call, prepared, context, delivery, error, accounted))
-            ledger.append(row);
+          settleWith(call, prepared, context, { key, estimate, reservation }, delivery, error);
         },
       };
     },

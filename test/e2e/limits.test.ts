@@ -392,3 +392,30 @@ async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 3_
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+test('a static key is metered, never refused: a call takes one request, a call refused before any upstream takes none', async () => {
+  const call = (model: string): Promise<HttpAnswer> =>
+    post(gateway.url, '/v1/chat/completions', alphaAuth(gateway.key), {
+      model,
+      max_tokens: 5,
+      messages: hello,
+    });
+  const remaining = (answer: HttpAnswer): number =>
+    Number(answer.headers.get('x-ratelimit-remaining-requests'));
+  const first = await call('A-1');
+  assert.equal(first.status, 200, first.text);
+  const unknown = await call('no-such-model');
+  assert.equal(unknown.status, 404, unknown.text);
+  assert.equal(remaining(unknown), remaining(first), 'the refused call is described, not charged');
+  const second = await call('A-1');
+  assert.equal(second.status, 200, second.text);
+  assert.equal(remaining(second), remaining(first) - 1);
+  const stream = await post(gateway.url, '/v1/chat/completions', alphaAuth(gateway.key), {
+    model: 'A-1',
+    max_tokens: 5,
+    stream: true,
+    messages: hello,
+  });
+  assert.equal(stream.status, 200);
+  assert.equal(remaining(stream), remaining(first) - 2, 'a stream carries the headers after its metering');
+});
