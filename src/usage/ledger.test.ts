@@ -166,3 +166,26 @@ test('large batches (multi-row inserts and the rest) keep every row and field', 
   assert.equal(last?.deployment, 'B-1');
   assert.equal(last.overhead_ms, 0.41);
 });
+
+test('a large backlog is written in slices, the event loop free between them; spend matches', async () => {
+  const database = openDatabase(':memory:');
+  const ledger = new UsageLedger(database, { flushWindowMs: 1 });
+  for (let index = 0; index < 600; index++) ledger.append(row({ requestId: `req_${index}`, costUsd: 0.001 }));
+  // What other work (a request) sees between two turns of the event loop.
+  const seen: number[] = [];
+  while (ledger.written < 600) {
+    seen.push(ledger.written);
+    if (ledger.written === 256 && ledger.pending === 344)
+      ledger.append(row({ requestId: 'req_late', costUsd: 0.001 }));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.ok(
+    seen.includes(256) && seen.includes(512),
+    `slices of 256 rows: saw ${[...new Set(seen)].join(', ')}`,
+  );
+  assert.equal(count(database), 601, 'a row appended meanwhile goes with the rest');
+  assert.equal(ledger.pending, 0);
+  const spend = database.prepare('SELECT spent_usd FROM key_spend WHERE key_id = ?').get('key-a');
+  assert.ok(Math.abs(Number(spend?.spent_usd) - 0.601) < 1e-9, String(spend?.spent_usd));
+});

@@ -1,9 +1,12 @@
 /**
  * The usage ledger: one row per upstream attempt (or per request refused before any attempt),
- * appended in memory on the request path and written in batched transactions off it. A batch is
- * written at most `flushWindowMs` after its first row was appended, so a `kill -9` loses at most
- * that window; `close()` (graceful shutdown) writes everything. Each batch also adds its cost to
- * the keys' lifetime spend in the same transaction, so spend and ledger never disagree.
+ * appended in memory on the request path and written in batched transactions off it. Writing
+ * starts at most `flushWindowMs` after a batch's first row was appended, at most 256 rows per
+ * transaction and one transaction per macrotask, so a burst never stalls the requests in flight
+ * for long (each slice is about a millisecond; 5,000 pending rows take some 20 of them). A
+ * `kill -9` loses at most that window plus the slices; `close()` (graceful shutdown) writes
+ * everything. Each transaction also adds its rows' cost to the keys' lifetime spend, so spend and
+ * ledger never disagree.
  */
 import type { SQLInputValue, StatementSync } from 'node:sqlite';
 import type { Database } from '../store/database.ts';
@@ -55,6 +58,8 @@ export interface LedgerSink {
 export const flushWindowMs = 100;
 /** Past this many pending rows a batch is written at once (bounded memory under bursts). */
 const maxPending = 5_000;
+/** Rows per transaction in the background flush: about a millisecond of the event loop each. */
+const sliceRows = 256;
 
 export interface LedgerOptions {
   flushWindowMs?: number;
@@ -141,12 +146,32 @@ export class UsageLedger implements LedgerSink {
       if (delayMs > 0) return;
       clearTimeout(this.#timer);
     }
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.flush();
-    }, delayMs);
+    this.#timer = setTimeout(this.#flushInSlices, delayMs);
     this.#timer.unref();
   }
+
+  /**
+   * The background flush: at most `sliceRows` rows per transaction, the rest in the next
+   * macrotask, so requests in flight get the event loop between slices (a burst of thousands of
+   * rows would otherwise stall every one of them for the whole batch).
+   */
+  readonly #flushInSlices = (): void => {
+    this.#timer = undefined;
+    const all = this.#pending;
+    if (all.length === 0) return;
+    const batch = all.length <= sliceRows ? all : all.slice(0, sliceRows);
+    this.#pending = batch === all ? [] : all.slice(sliceRows);
+    try {
+      this.#write(batch);
+    } catch (error) {
+      this.#pending = batch.concat(this.#pending);
+      this.#onError(error);
+      if (!this.#closed) this.#schedule(this.#windowMs);
+      return;
+    }
+    this.#written += batch.length;
+    if (this.#pending.length > 0) this.#schedule(0);
+  };
 
   #write(batch: readonly LedgerRow[]): void {
     const spend = new Map<string, number>();
