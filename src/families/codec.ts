@@ -154,6 +154,11 @@ export interface FamilyCodec {
   readClientKey(headers: HeaderMap, searchParams: URLSearchParams): string | undefined;
   /** Header rules besides the key (B's version header). */
   checkHeaders(headers: HeaderMap): GatewayError | undefined;
+  /**
+   * Client headers only this family's upstream understands (B's beta-features flags): the
+   * pass-through forwards them; a request translated to another family gets a `warning` naming them.
+   */
+  readonly familyHeaders: readonly string[];
   decodeRequest(input: SurfaceInput): ChatRequest;
   encodeResponse(response: ChatResponse, context: ResponseContext): JsonObject;
   createStreamEncoder(context: ResponseContext): StreamEncoder;

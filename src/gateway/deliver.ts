@@ -163,16 +163,38 @@ function encoded(
       : codec.encodeRequest(request, target);
   }
   const entry = step.route.entry;
+  const forwarded = passThrough && calls === 1;
   return {
     step,
     entry,
     codec,
     request,
-    passThrough: passThrough && calls === 1,
-    notes,
+    passThrough: forwarded,
+    notes: forwarded ? notes : withHeaderNotes(call, codec, entry.name, notes),
     calls,
     upstreamRequest,
   };
+}
+
+/**
+ * A surface's own protocol headers (B's feature flags) travel only with the pass-through: a
+ * translated request (another family, or a fallback) goes without them, and the client is told.
+ */
+function withHeaderNotes(
+  call: ChatCall,
+  codec: FamilyCodec,
+  model: string,
+  notes: string[] | undefined,
+): string[] | undefined {
+  let all = notes;
+  for (const name of call.surface.familyHeaders) {
+    if (call.headers[name] === undefined) continue;
+    all = [
+      ...(all ?? []),
+      `the ${name} header was not forwarded to ${model} (${codec.id} family, translated)`,
+    ];
+  }
+  return all;
 }
 
 function decodeStrictly(call: ChatCall): ChatRequest | GatewayError {

@@ -529,6 +529,45 @@ describe('same-family pass-through', () => {
     }
   });
 
+  test('B: the beta-features flags go on with the pass-through; a translated call says it dropped them', async () => {
+    const flags = { 'anthropic-beta': 'prompt-caching-2024-07-31, output-128k-2025-02-19' };
+    const body = (model: string): Record<string, unknown> => ({
+      model,
+      max_tokens: 20,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    const same = await capture(() =>
+      post(gateway.url, '/v1/messages', { ...betaAuth(gateway.key), ...flags }, body('B-1')),
+    );
+    assert.equal(same.answer.status, 200, same.answer.text);
+    assert.equal(same.sent[0]!.headers['anthropic-beta'], 'prompt-caching-2024-07-31,output-128k-2025-02-19');
+    assert.equal(same.answer.headers.get('warning'), null);
+    const other = await capture(() =>
+      post(gateway.url, '/v1/messages', { ...betaAuth(gateway.key), ...flags }, body('A-2')),
+    );
+    assert.equal(other.answer.status, 200, other.answer.text);
+    assertUpstreamEnvelope(other.sent[0]!, 'alpha', '/v1/chat/completions');
+    assert.match(
+      other.answer.headers.get('warning') ?? '',
+      /the anthropic-beta header was not forwarded to A-2 \(alpha family, translated\)/,
+    );
+    const malformed = await capture(() =>
+      post(
+        gateway.url,
+        '/v1/messages',
+        { ...betaAuth(gateway.key), 'anthropic-beta': 'caching; drop table' },
+        body('B-1'),
+      ),
+    );
+    assert.equal(malformed.answer.status, 400);
+    assert.equal(malformed.sent.length, 0);
+    assert.deepEqual(
+      (malformed.answer.json as { error: { type: string } }).error.type,
+      'invalid_request_error',
+    );
+    assert.match(malformed.answer.text, /anthropic-beta: send comma-separated feature names/);
+  });
+
   test('C: safetySettings and unknown fields preserved; the body is unchanged', async () => {
     for (const stream of [false, true]) {
       const body = {

@@ -22,6 +22,7 @@ export const alphaCodec: FamilyCodec = {
   matchRoute,
   readClientKey,
   checkHeaders,
+  familyHeaders: [],
   decodeRequest,
   encodeResponse,
   createStreamEncoder,

@@ -9,7 +9,7 @@ import { createStreamEncoder } from './encode-stream.ts';
 import { decodeError, encodeError } from './errors.ts';
 import { passThrough } from './pass-through.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
-import { checkHeaders, matchRoute, readClientKey } from './surface.ts';
+import { betaFeaturesHeader, checkHeaders, matchRoute, readClientKey } from './surface.ts';
 
 export const betaCodec: FamilyCodec = {
   id: 'beta',
@@ -22,6 +22,7 @@ export const betaCodec: FamilyCodec = {
   matchRoute,
   readClientKey,
   checkHeaders,
+  familyHeaders: [betaFeaturesHeader],
   decodeRequest,
   encodeResponse,
   createStreamEncoder,

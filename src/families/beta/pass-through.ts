@@ -1,13 +1,14 @@
 /**
  * Beta client → beta upstream: the client's own bytes go on with only the model and credentials
  * changed, so everything the IR cannot carry (thinking blocks and their signatures, documents,
- * server tools, beta-only knobs) survives.
+ * server tools, beta-only knobs) survives. The client's version date and feature flags go along.
  */
 import type { HeaderMap, PassThrough, ResponseContext, UpstreamTarget } from '../codec.ts';
 import { isJsonObject, type ChatRequest, type JsonObject, type JsonValue } from '../../ir/index.ts';
 import type { SseMessage } from '../../sse/parse-sse.ts';
 import { sseData, sseEvent } from '../../sse/write-sse.ts';
 import { checkCacheBreakpoints, upstreamHeaders } from './encode-request.ts';
+import { betaFeatures, betaFeaturesHeader } from './surface.ts';
 import { messagesPath } from './wire.ts';
 
 function encodeRequest(
@@ -22,6 +23,10 @@ function encodeRequest(
   // The client's own (validated) version date goes on: same-family traffic keeps its semantics.
   const version = clientHeaders['beta-version'];
   if (typeof version === 'string') headers['beta-version'] = version;
+  // So are the feature flags it asks for (checked by the surface: names only).
+  const features = clientHeaders[betaFeaturesHeader];
+  const flags = features === undefined ? undefined : betaFeatures(features);
+  if (flags !== undefined) headers[betaFeaturesHeader] = flags;
   return {
     path: messagesPath,
     headers,

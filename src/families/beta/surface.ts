@@ -53,5 +53,32 @@ export function checkHeaders(headers: HeaderMap): GatewayError | undefined {
       'beta-version',
     );
   }
+  const features = headers[betaFeaturesHeader];
+  if (features !== undefined && betaFeatures(features) === undefined) {
+    return invalidRequest(
+      `${betaFeaturesHeader}: send comma-separated feature names such as prompt-caching-2024-07-31`,
+      betaFeaturesHeader,
+    );
+  }
   return undefined;
+}
+
+/**
+ * The family's beta-features header (the spec does not rename it: see the reference). Its flags
+ * switch on upstream features, so same-family traffic forwards it; no other family has one.
+ */
+export const betaFeaturesHeader = 'anthropic-beta';
+
+/** Feature names: letters, digits, `.`, `_`, `-`. */
+const featureName = /^[A-Za-z0-9._-]{1,100}$/;
+
+/** The header's flags as one comma-separated value (repeated headers joined), or undefined when malformed. */
+export function betaFeatures(value: string | readonly string[]): string | undefined {
+  const names = (typeof value === 'string' ? [value] : value)
+    .flatMap((part) => part.split(','))
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.length === 0 || names.length > 32 || !names.every((name) => featureName.test(name)))
+    return undefined;
+  return names.join(',');
 }

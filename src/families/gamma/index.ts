@@ -22,6 +22,7 @@ export const gammaCodec: FamilyCodec = {
   matchRoute,
   readClientKey,
   checkHeaders,
+  familyHeaders: [],
   decodeRequest,
   encodeResponse,
   createStreamEncoder,
