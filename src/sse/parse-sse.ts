@@ -15,7 +15,8 @@ export class SseParser {
   readonly #decoder = new TextDecoder('utf-8');
   #buffer = '';
   #event: string | undefined = undefined;
-  #data: string[] = [];
+  /** The event's `data:` lines joined by `\n` so far; undefined before its first one. */
+  #data: string | undefined = undefined;
   /** A `\r` ended the previous chunk: a `\n` starting the next one belongs to it. */
   #pendingCarriageReturn = false;
 
@@ -83,21 +84,20 @@ export class SseParser {
     }
     if (line.charCodeAt(0) === 58) return; // ":" comment line
     const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.charCodeAt(0) === 32) value = value.slice(1);
-    if (field === 'data') this.#data.push(value);
-    else if (field === 'event') this.#event = value;
+    // The field name is compared in place (no slice): `data` and `event` are all that count.
+    const fieldLength = colon === -1 ? line.length : colon;
+    const isData = fieldLength === 4 && line.startsWith('data');
+    if (!isData && !(fieldLength === 5 && line.startsWith('event'))) return;
+    let start = colon === -1 ? line.length : colon + 1;
+    if (line.charCodeAt(start) === 32) start++;
+    const value = start === 0 ? line : line.slice(start);
+    if (!isData) this.#event = value;
+    else this.#data = this.#data === undefined ? value : `${this.#data}\n${value}`;
   }
 
   #dispatch(emit: SseEmit): void {
-    if (this.#data.length > 0) {
-      emit({
-        event: this.#event,
-        data: this.#data.length === 1 ? (this.#data[0] ?? '') : this.#data.join('\n'),
-      });
-    }
+    if (this.#data !== undefined) emit({ event: this.#event, data: this.#data });
     this.#event = undefined;
-    this.#data = [];
+    this.#data = undefined;
   }
 }
