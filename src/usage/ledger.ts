@@ -114,16 +114,7 @@ export class UsageLedger implements LedgerSink {
     const batch = this.#pending;
     if (batch.length === 0) return 0;
     this.#pending = [];
-    try {
-      this.#write(batch);
-    } catch (error) {
-      this.#pending = batch.concat(this.#pending);
-      this.#onError(error);
-      if (!this.#closed) this.#schedule(this.#windowMs);
-      return 0;
-    }
-    this.#written += batch.length;
-    return batch.length;
+    return this.#writeBatch(batch) ? batch.length : 0;
   }
 
   /** Writes what is pending; later appends are written at once. */
@@ -161,17 +152,22 @@ export class UsageLedger implements LedgerSink {
     if (all.length === 0) return;
     const batch = all.length <= sliceRows ? all : all.slice(0, sliceRows);
     this.#pending = batch === all ? [] : all.slice(sliceRows);
+    if (this.#writeBatch(batch) && this.#pending.length > 0) this.#schedule(0);
+  };
+
+  /** Writes rows taken from the queue; on failure puts them back in front and retries later. */
+  #writeBatch(batch: LedgerRow[]): boolean {
     try {
       this.#write(batch);
     } catch (error) {
       this.#pending = batch.concat(this.#pending);
       this.#onError(error);
       if (!this.#closed) this.#schedule(this.#windowMs);
-      return;
+      return false;
     }
     this.#written += batch.length;
-    if (this.#pending.length > 0) this.#schedule(0);
-  };
+    return true;
+  }
 
   #write(batch: readonly LedgerRow[]): void {
     const spend = new Map<string, number>();
