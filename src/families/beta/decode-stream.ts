@@ -150,6 +150,7 @@ export class BetaStreamDecoder implements StreamDecoder {
    * Most events of a stream are text deltas in B's exact wire form. When the text has no escapes
    * (no `\\`, no `"`), the JSON is exactly prefix + text + suffix and needs no parser: true when
    * the event was handled so. Anything else (escapes, another shape) goes through JSON.parse.
+   * One leniency: a raw control character in the text (invalid JSON) is passed on, not refused.
    */
   #plainTextDelta(data: string, emit: EmitStreamEvent): boolean {
     if (!data.startsWith(textDeltaPrefix) || !data.endsWith(textDeltaSuffix)) return false;
