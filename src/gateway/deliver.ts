@@ -8,29 +8,21 @@
  * failures end it in-band and are reported in the returned `Delivery`.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import type { ModelEntry } from '../config/catalog.ts';
-import type { HeaderMap, UpstreamRequest } from '../families/codec.ts';
 import { GatewayError, isJsonObject, type Usage } from '../ir/index.ts';
-import { AttemptPlan, type AttemptFailure, type Step } from '../routing/attempt-plan.ts';
+import { AttemptPlan, type Step } from '../routing/attempt-plan.ts';
 import type { ModelRoute } from '../routing/deployment.ts';
-import { isRetryableStatus, isUnhealthyStatus, retryAfterMs } from '../routing/retry-policy.ts';
 import { costUsd, formatUsd } from '../usage/cost.ts';
-import { toGatewayError } from '../upstream/upstream-errors.ts';
 import { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
+import { costHeader, endStream, servedByHeader, warningHeaders } from './answer-parts.ts';
 import { attemptFor, type Attempt, type StrictDecode } from './attempt.ts';
 import type { AttemptRecord, ChatCall } from './chat-call.ts';
 import { decodeContext, parseUpstreamJson, readBodyText } from './decode-context.ts';
-import { fanOutResponse, fanOutStream } from './fan-out.ts';
+import { fanOutAttempt } from './fan-out.ts';
 import type { PreparedRequest } from './prepare-request.ts';
 import type { ResponseHeaders } from './response-sink.ts';
-import {
-  scrubSecret,
-  streamPassThrough,
-  streamTranslated,
-  type StreamControl,
-  type StreamOutcome,
-} from './stream-pipeline.ts';
+import { streamPassThrough, streamTranslated, type StreamControl } from './stream-pipeline.ts';
+import { bodyFailure, clientGone, failed, isRehearsal, newRecord, sendAttempt } from './upstream-attempt.ts';
 
 export interface Delivery {
   stream: boolean;
@@ -46,11 +38,6 @@ export interface Delivery {
   /** Upstream calls made for this request (retries and fallbacks included; a fan-out counts once). */
   attempts: number;
 }
-
-const costHeader = 'x-modelgate-cost-usd';
-const servedByHeader = 'x-modelgate-served-by';
-
-type SendResult = { ok: true; response: UpstreamResponse } | { ok: false; failure: AttemptFailure };
 
 export async function deliver(
   call: ChatCall,
@@ -84,9 +71,9 @@ async function runAttempt(
   plan.begin(step);
   const timers = new CallTimers(step.deployment.timeouts, call.signal);
   try {
-    if (attempt.calls > 1) return await fanOut(call, prepared, plan, attempt, timers);
+    if (attempt.calls > 1) return await fanOutAttempt(call, prepared, plan, attempt, timers);
     const record = newRecord(attempt);
-    const sent = await send(call, attempt, upstreamRequest, timers, record);
+    const sent = await sendAttempt(call, attempt, upstreamRequest, timers, record);
     if (!sent.ok) {
       failed(call, plan, step, sent.failure, [record]);
       return undefined;
@@ -100,107 +87,6 @@ async function runAttempt(
     // An unexpected throw (a bug) must not leave the deployment counting a call in flight.
     plan.abandon(step);
   }
-}
-
-/** Sends one upstream request; a non-2xx answer becomes a failure with the client-safe error. */
-async function send(
-  call: ChatCall,
-  attempt: Attempt,
-  request: UpstreamRequest,
-  timers: CallTimers,
-  record: AttemptRecord,
-): Promise<SendResult> {
-  forwardSimulationHeaders(call.headers, request);
-  const deployment = attempt.step.deployment;
-  let response: UpstreamResponse;
-  const pending = dispatch(deployment, request, timers.signal);
-  // Once the request is on its way: the timer setup and the metering are not on its path.
-  timers.arm();
-  const metering = takeDispatchedWork(call);
-  try {
-    response = await pending;
-  } catch (error) {
-    if (metering !== undefined) await metering;
-    // Nothing came back: a connection failure or a first-byte timeout, worth another attempt.
-    const failure = timers.fired ?? toGatewayError(error, timers.signal);
-    return {
-      ok: false,
-      failure: { error: failure, retryable: true, unhealthy: true, retryAfterMs: undefined },
-    };
-  }
-  if (metering !== undefined) await metering;
-  record.status = response.status;
-  record.headersMs = performance.now() - timers.startedAt;
-  if (response.status >= 200 && response.status < 300) {
-    record.billed = true;
-    return { ok: true, response };
-  }
-  let text = '';
-  try {
-    text = await response.text();
-  } catch {
-    // The error body is only a detail: the status alone still maps.
-  }
-  const error = scrubSecret(
-    attempt.codec.decodeError(response.status, text, response.headers),
-    deployment.target.apiKey,
-  );
-  return {
-    ok: false,
-    failure: {
-      error,
-      retryable: isRetryableStatus(response.status),
-      unhealthy: isUnhealthyStatus(response.status),
-      retryAfterMs: retryAfterMs(response.headers, Date.now()),
-    },
-  };
-}
-
-/** Hands the request to the transport; a transport that throws instead of rejecting is a rejection too. */
-function dispatch(
-  deployment: Step['deployment'],
-  request: UpstreamRequest,
-  signal: AbortSignal,
-): Promise<UpstreamResponse> {
-  try {
-    return deployment.transport.send(deployment.target.baseUrl, request, signal);
-  } catch (error) {
-    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-  }
-}
-
-/** The request's `onDispatched` work, started once (by the first upstream call). */
-function takeDispatchedWork(call: ChatCall): Promise<void> | undefined {
-  const work = call.onDispatched;
-  if (work === undefined) return undefined;
-  call.onDispatched = undefined;
-  return work();
-}
-
-/** An attempt gave no answer: another may follow (undefined), or the error is final (thrown). */
-function failed(
-  call: ChatCall,
-  plan: AttemptPlan,
-  step: Step,
-  failure: AttemptFailure,
-  records: AttemptRecord[],
-): void {
-  for (const record of records) {
-    record.error = failure.error.kind;
-    call.onAttempt?.(record);
-  }
-  if (call.signal.aborted) {
-    plan.abandon(step);
-    throw clientGone();
-  }
-  plan.fail(step, failure);
-  if (!failure.retryable) throw failure.error;
-}
-
-/** A transport failure while reading a 2xx body: retryable only before the upstream's first body byte. */
-function bodyFailure(error: unknown, timers: CallTimers, beforeFirstByte: boolean): AttemptFailure {
-  const failure = timers.fired ?? toGatewayError(error, timers.signal);
-  return { error: failure, retryable: beforeFirstByte, unhealthy: true, retryAfterMs: undefined };
 }
 
 async function answerJson(
@@ -318,72 +204,6 @@ async function answerStream(
   return endStream(call, entry, outcome, plan.attempts);
 }
 
-const simulationHeaders = [
-  'x-simulate-error',
-  'x-simulate-latency-ms',
-  'x-simulate-stream-error-after',
-  'x-simulate-stream-cut-after',
-] as const;
-
-/** Fault injection for the simulator travels through the gateway; nothing else from the client does. */
-function forwardSimulationHeaders(headers: HeaderMap, request: UpstreamRequest): void {
-  for (const name of simulationHeaders) {
-    const value = headers[name];
-    if (typeof value === 'string') request.headers[name] = value;
-  }
-}
-
-/** A request with fault-injection headers rehearses a failure: see `AttemptPlan`. */
-function isRehearsal(headers: HeaderMap): boolean {
-  for (const name of simulationHeaders) if (headers[name] !== undefined) return true;
-  return false;
-}
-
-export function warningHeaders(
-  notes: readonly string[] | undefined,
-  warnings: readonly string[],
-): ResponseHeaders {
-  const all = notes === undefined ? warnings : [...notes, ...warnings];
-  if (all.length === 0) return {};
-  // RFC 7234 warn-code 299: "miscellaneous persistent warning"; quotes inside are escaped.
-  return { warning: all.map((warning) => `299 modelgate "${warning.replace(/["\\]/g, '\\$&')}"`) };
-}
-
-function endStream(call: ChatCall, entry: ModelEntry, outcome: StreamOutcome, attempts: number): Delivery {
-  const cost = outcome.usage === undefined ? undefined : costUsd(outcome.usage, entry.pricing);
-  call.sink.end(cost === undefined ? undefined : { [costHeader]: formatUsd(cost) });
-  return {
-    stream: true,
-    usage: outcome.usage,
-    costUsd: cost,
-    completed: outcome.completed,
-    error: outcome.error,
-    servedBy: entry.name,
-    attempts,
-  };
-}
-
-function newRecord(attempt: Attempt): AttemptRecord {
-  const deployment = attempt.step.deployment;
-  return {
-    model: attempt.entry.name,
-    family: deployment.family,
-    upstreamModel: deployment.target.model,
-    deployment: deployment.id,
-    status: 0,
-    startedAt: Date.now(),
-    headersMs: undefined,
-    firstByteMs: undefined,
-    billed: false,
-    answered: false,
-    error: undefined,
-  };
-}
-
-function clientGone(): GatewayError {
-  return new GatewayError('upstream', 'the client disconnected');
-}
-
 /** Waits `ms`; false when the client left meanwhile. */
 async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   try {
@@ -392,83 +212,4 @@ async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** `n` candidates from a family that returns one per call (B): n calls, one attempt. */
-async function fanOut(
-  call: ChatCall,
-  prepared: PreparedRequest,
-  plan: AttemptPlan,
-  attempt: Attempt,
-  timers: CallTimers,
-): Promise<Delivery | undefined> {
-  const { step, codec, entry, upstreamRequest } = attempt;
-  const candidates = attempt.calls;
-  const { request, context } = prepared;
-  const records = Array.from({ length: candidates }, () => newRecord(attempt));
-  const sent = await Promise.all(
-    records.map((record) =>
-      send(call, attempt, { ...upstreamRequest, headers: { ...upstreamRequest.headers } }, timers, record),
-    ),
-  );
-  const responses = sent.flatMap((result) => (result.ok ? [result.response] : []));
-  const failure = sent.find((result) => !result.ok);
-  if (failure?.ok === false) {
-    for (const response of responses) response.cancel();
-    failed(call, plan, step, failure.failure, records);
-    return undefined;
-  }
-  const notes = [...(attempt.notes ?? []), `n=${candidates} is served by ${candidates} upstream calls`];
-  const headers = warningHeaders(notes, upstreamRequest.warnings);
-  const secret = step.deployment.target.apiKey;
-  if (request.stream) {
-    const control: StreamControl = {
-      sink: call.sink,
-      signal: call.signal,
-      timers,
-      begin: () => {
-        plan.answered(step);
-        for (const record of records) {
-          record.answered = true;
-          record.firstByteMs = timers.firstByteMs;
-          call.onAttempt?.(record);
-        }
-        call.sink.headers[servedByHeader] = entry.name;
-        call.sink.startStream(headers, [costHeader]);
-      },
-    };
-    const outcome = await fanOutStream(call.surface, codec, responses, context, control, secret);
-    if (!outcome.started) control.begin();
-    plan.finish(step, outcome.error !== undefined && !call.signal.aborted);
-    return endStream(call, entry, outcome, plan.attempts);
-  }
-  let decoded;
-  try {
-    decoded = await fanOutResponse(codec, responses, timers);
-  } catch (error) {
-    for (const response of responses) response.cancel();
-    const failure = bodyFailure(error, timers, timers.waitingForFirstByte);
-    failed(call, plan, step, failure, records);
-    return undefined;
-  }
-  plan.answered(step);
-  plan.finish(step, false);
-  for (const record of records) {
-    record.answered = true;
-    record.firstByteMs = timers.firstByteMs;
-    call.onAttempt?.(record);
-  }
-  const cost = costUsd(decoded.usage, entry.pricing);
-  const body = call.surface.encodeResponse({ ...decoded, model: context.model }, context);
-  call.sink.headers[servedByHeader] = entry.name;
-  call.sink.sendJson(200, JSON.stringify(body), { ...headers, [costHeader]: formatUsd(cost) });
-  return {
-    stream: false,
-    usage: decoded.usage,
-    costUsd: cost,
-    completed: true,
-    error: undefined,
-    servedBy: entry.name,
-    attempts: plan.attempts,
-  };
 }

@@ -1,6 +1,6 @@
 /**
- * `n` candidates from a family that returns one per call (B): n upstream calls, merged into one
- * answer whose choice i is call i's reply and whose usage is the sum.
+ * `n` candidates from a family that returns one per call (B): n upstream calls, one attempt,
+ * merged into one answer whose choice i is call i's reply and whose usage is the sum.
  */
 import type { FamilyCodec, ResponseContext } from '../families/codec.ts';
 import {
@@ -11,12 +11,20 @@ import {
   type StreamEvent,
   type Usage,
 } from '../ir/index.ts';
+import type { AttemptPlan } from '../routing/attempt-plan.ts';
 import { SseParser } from '../sse/parse-sse.ts';
 import type { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import { toGatewayError } from '../upstream/upstream-errors.ts';
+import { costUsd, formatUsd } from '../usage/cost.ts';
+import { costHeader, endStream, servedByHeader, warningHeaders } from './answer-parts.ts';
+import type { Attempt } from './attempt.ts';
+import type { ChatCall } from './chat-call.ts';
 import { decodeContext, parseUpstreamJson, readBodyText } from './decode-context.ts';
+import type { Delivery } from './deliver.ts';
+import type { PreparedRequest } from './prepare-request.ts';
 import { scrubSecret, type StreamControl, type StreamOutcome } from './stream-pipeline.ts';
+import { bodyFailure, failed, newRecord, sendAttempt } from './upstream-attempt.ts';
 
 export async function fanOutResponse(
   target: FamilyCodec,
@@ -121,5 +129,90 @@ export async function fanOutStream(
     completed: state.ended && state.error === undefined,
     error: state.error,
     started: outcome.started,
+  };
+}
+
+/** `n` candidates from a family that returns one per call (B): n calls, one attempt. */
+export async function fanOutAttempt(
+  call: ChatCall,
+  prepared: PreparedRequest,
+  plan: AttemptPlan,
+  attempt: Attempt,
+  timers: CallTimers,
+): Promise<Delivery | undefined> {
+  const { step, codec, entry, upstreamRequest } = attempt;
+  const candidates = attempt.calls;
+  const { request, context } = prepared;
+  const records = Array.from({ length: candidates }, () => newRecord(attempt));
+  const sent = await Promise.all(
+    records.map((record) =>
+      sendAttempt(
+        call,
+        attempt,
+        { ...upstreamRequest, headers: { ...upstreamRequest.headers } },
+        timers,
+        record,
+      ),
+    ),
+  );
+  const responses = sent.flatMap((result) => (result.ok ? [result.response] : []));
+  const failure = sent.find((result) => !result.ok);
+  if (failure?.ok === false) {
+    for (const response of responses) response.cancel();
+    failed(call, plan, step, failure.failure, records);
+    return undefined;
+  }
+  const notes = [...(attempt.notes ?? []), `n=${candidates} is served by ${candidates} upstream calls`];
+  const headers = warningHeaders(notes, upstreamRequest.warnings);
+  const secret = step.deployment.target.apiKey;
+  if (request.stream) {
+    const control: StreamControl = {
+      sink: call.sink,
+      signal: call.signal,
+      timers,
+      begin: () => {
+        plan.answered(step);
+        for (const record of records) {
+          record.answered = true;
+          record.firstByteMs = timers.firstByteMs;
+          call.onAttempt?.(record);
+        }
+        call.sink.headers[servedByHeader] = entry.name;
+        call.sink.startStream(headers, [costHeader]);
+      },
+    };
+    const outcome = await fanOutStream(call.surface, codec, responses, context, control, secret);
+    if (!outcome.started) control.begin();
+    plan.finish(step, outcome.error !== undefined && !call.signal.aborted);
+    return endStream(call, entry, outcome, plan.attempts);
+  }
+  let decoded;
+  try {
+    decoded = await fanOutResponse(codec, responses, timers);
+  } catch (error) {
+    for (const response of responses) response.cancel();
+    const failure = bodyFailure(error, timers, timers.waitingForFirstByte);
+    failed(call, plan, step, failure, records);
+    return undefined;
+  }
+  plan.answered(step);
+  plan.finish(step, false);
+  for (const record of records) {
+    record.answered = true;
+    record.firstByteMs = timers.firstByteMs;
+    call.onAttempt?.(record);
+  }
+  const cost = costUsd(decoded.usage, entry.pricing);
+  const body = call.surface.encodeResponse({ ...decoded, model: context.model }, context);
+  call.sink.headers[servedByHeader] = entry.name;
+  call.sink.sendJson(200, JSON.stringify(body), { ...headers, [costHeader]: formatUsd(cost) });
+  return {
+    stream: false,
+    usage: decoded.usage,
+    costUsd: cost,
+    completed: true,
+    error: undefined,
+    servedBy: entry.name,
+    attempts: plan.attempts,
   };
 }

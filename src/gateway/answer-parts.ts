@@ -1,0 +1,39 @@
+/** What answers carry: the `warning`, served-by and cost headers, and how a stream is ended. */
+import type { ModelEntry } from '../config/catalog.ts';
+import { costUsd, formatUsd } from '../usage/cost.ts';
+import type { ChatCall } from './chat-call.ts';
+import type { Delivery } from './deliver.ts';
+import type { ResponseHeaders } from './response-sink.ts';
+import type { StreamOutcome } from './stream-pipeline.ts';
+
+export const costHeader = 'x-modelgate-cost-usd';
+export const servedByHeader = 'x-modelgate-served-by';
+
+export function warningHeaders(
+  notes: readonly string[] | undefined,
+  warnings: readonly string[],
+): ResponseHeaders {
+  const all = notes === undefined ? warnings : [...notes, ...warnings];
+  if (all.length === 0) return {};
+  // RFC 7234 warn-code 299: "miscellaneous persistent warning"; quotes inside are escaped.
+  return { warning: all.map((warning) => `299 modelgate "${warning.replace(/["\\]/g, '\\$&')}"`) };
+}
+
+export function endStream(
+  call: ChatCall,
+  entry: ModelEntry,
+  outcome: StreamOutcome,
+  attempts: number,
+): Delivery {
+  const cost = outcome.usage === undefined ? undefined : costUsd(outcome.usage, entry.pricing);
+  call.sink.end(cost === undefined ? undefined : { [costHeader]: formatUsd(cost) });
+  return {
+    stream: true,
+    usage: outcome.usage,
+    costUsd: cost,
+    completed: outcome.completed,
+    error: outcome.error,
+    servedBy: entry.name,
+    attempts,
+  };
+}
