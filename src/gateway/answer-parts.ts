@@ -1,5 +1,6 @@
-/** What answers carry: the `warning`, served-by and cost headers, and how a stream is ended. */
+/** What answers carry: the `warning`, served-by and cost headers; a whole JSON answer, a stream's end. */
 import type { ModelEntry } from '../config/catalog.ts';
+import type { JsonObject, Usage } from '../ir/index.ts';
 import { costUsd, formatUsd } from '../usage/cost.ts';
 import type { ChatCall } from './chat-call.ts';
 import type { Delivery } from './deliver.ts';
@@ -33,6 +34,29 @@ export function endStream(
     costUsd: cost,
     completed: outcome.completed,
     error: outcome.error,
+    servedBy: entry.name,
+    attempts,
+  };
+}
+
+/** Sends a whole JSON answer with its served-by and cost headers. */
+export function sendJsonAnswer(
+  call: ChatCall,
+  entry: ModelEntry,
+  body: JsonObject,
+  usage: Usage,
+  headers: ResponseHeaders,
+  attempts: number,
+): Delivery {
+  const cost = costUsd(usage, entry.pricing);
+  call.sink.headers[servedByHeader] = entry.name;
+  call.sink.sendJson(200, JSON.stringify(body), { ...headers, [costHeader]: formatUsd(cost) });
+  return {
+    stream: false,
+    usage,
+    costUsd: cost,
+    completed: true,
+    error: undefined,
     servedBy: entry.name,
     attempts,
   };

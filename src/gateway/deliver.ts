@@ -11,10 +11,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { GatewayError, isJsonObject, type Usage } from '../ir/index.ts';
 import { AttemptPlan, type Step } from '../routing/attempt-plan.ts';
 import type { ModelRoute } from '../routing/deployment.ts';
-import { costUsd, formatUsd } from '../usage/cost.ts';
 import { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
-import { costHeader, endStream, servedByHeader, warningHeaders } from './answer-parts.ts';
+import { costHeader, endStream, sendJsonAnswer, servedByHeader, warningHeaders } from './answer-parts.ts';
 import { attemptFor, type Attempt, type StrictDecode } from './attempt.ts';
 import type { AttemptRecord, ChatCall } from './chat-call.ts';
 import { decodeContext, parseUpstreamJson, readBodyText } from './decode-context.ts';
@@ -137,18 +136,7 @@ async function answerJson(
     attempt.passThrough && isJsonObject(upstreamBody)
       ? call.surface.passThrough.rewriteResponse(upstreamBody, context)
       : call.surface.encodeResponse({ ...decoded, model: context.model }, context);
-  const cost = costUsd(decoded.usage, entry.pricing);
-  call.sink.headers[servedByHeader] = entry.name;
-  call.sink.sendJson(200, JSON.stringify(body), { ...headers, [costHeader]: formatUsd(cost) });
-  return {
-    stream: false,
-    usage: decoded.usage,
-    costUsd: cost,
-    completed: true,
-    error: undefined,
-    servedBy: entry.name,
-    attempts: plan.attempts,
-  };
+  return sendJsonAnswer(call, entry, body, decoded.usage, headers, plan.attempts);
 }
 
 function answered(

@@ -16,8 +16,7 @@ import { SseParser } from '../sse/parse-sse.ts';
 import type { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import { toGatewayError } from '../upstream/upstream-errors.ts';
-import { costUsd, formatUsd } from '../usage/cost.ts';
-import { costHeader, endStream, servedByHeader, warningHeaders } from './answer-parts.ts';
+import { costHeader, endStream, sendJsonAnswer, servedByHeader, warningHeaders } from './answer-parts.ts';
 import type { Attempt } from './attempt.ts';
 import type { ChatCall } from './chat-call.ts';
 import { decodeContext, parseUpstreamJson, readBodyText } from './decode-context.ts';
@@ -202,17 +201,6 @@ export async function fanOutAttempt(
     record.firstByteMs = timers.firstByteMs;
     call.onAttempt?.(record);
   }
-  const cost = costUsd(decoded.usage, entry.pricing);
   const body = call.surface.encodeResponse({ ...decoded, model: context.model }, context);
-  call.sink.headers[servedByHeader] = entry.name;
-  call.sink.sendJson(200, JSON.stringify(body), { ...headers, [costHeader]: formatUsd(cost) });
-  return {
-    stream: false,
-    usage: decoded.usage,
-    costUsd: cost,
-    completed: true,
-    error: undefined,
-    servedBy: entry.name,
-    attempts: plan.attempts,
-  };
+  return sendJsonAnswer(call, entry, body, decoded.usage, headers, plan.attempts);
 }
