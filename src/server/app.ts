@@ -6,7 +6,7 @@
  * shutdown can drain them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AdminError, adminErrorBody, handleAdmin, type AdminDependencies } from '../admin/admin-api.ts';
+import type { AdminDependencies } from '../admin/admin-api.ts';
 import type { Config } from '../config/config.ts';
 import type { FamilyCodec } from '../families/codec.ts';
 import { codecList, codecs } from '../families/registry.ts';
@@ -21,7 +21,9 @@ import type { KeyStore } from '../keys/key-store.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Database } from '../store/database.ts';
 import { RequestTimeline, timedSink } from '../usage/request-timeline.ts';
-import { listModels, describeModel } from './models-route.ts';
+import { adminRoute } from './admin-route.ts';
+import { pathOf, safePath, sendError, sendJson } from './answers.ts';
+import { modelsRoute } from './models-route.ts';
 import { createNodeSink } from './node-sink.ts';
 import { isJsonContentType, parseJsonBody, readBody } from './read-body.ts';
 
@@ -168,7 +170,7 @@ async function route(
     return;
   }
   if (pathname === '/admin' || pathname.startsWith('/admin/')) {
-    await adminRoute(request, pathname, search, state, answer);
+    await adminRoute(request, pathname, search, state.admin, dependencies.logger, answer);
     return;
   }
   // Created first so that every answer, errors included, carries the same headers.
@@ -178,7 +180,18 @@ async function route(
     ? pathname.slice('/api/alpha'.length)
     : pathname;
   if (request.method === 'GET' && (modelsPath === '/v1/models' || modelsPath.startsWith('/v1/models/'))) {
-    modelsRoute(request, modelsPath, search, state, answer);
+    modelsRoute(
+      request,
+      modelsPath,
+      search,
+      {
+        keys: dependencies.keys,
+        models: dependencies.models,
+        aliases: dependencies.config.aliases,
+        clock: state.clock,
+      },
+      answer,
+    );
     return;
   }
   const match = matchSurface(pathname);
@@ -273,48 +286,6 @@ function familyOf(
   return (named === undefined ? undefined : dependencies.models.resolve(named))?.family ?? surface.id;
 }
 
-async function adminRoute(
-  request: IncomingMessage,
-  pathname: string,
-  search: URLSearchParams,
-  state: RouteState,
-  answer: (status: number, body: unknown, headers?: ResponseHeaders) => void,
-): Promise<void> {
-  try {
-    if (state.admin === undefined) throw new AdminError(404, 'not_found', 'The admin API is not available');
-    const result = await handleAdmin(
-      {
-        method: request.method ?? 'GET',
-        pathname,
-        search,
-        credential: codecs.alpha.readClientKey(request.headers, search),
-        body: async () => {
-          if (!isJsonContentType(request.headers['content-type']))
-            throw new AdminError(415, 'unsupported_media_type', 'Content-Type must be application/json');
-          try {
-            return parseJsonBody(await readBody(request, 65_536));
-          } catch (error) {
-            if (error instanceof GatewayError)
-              throw new AdminError(error.status, 'invalid_request', error.message);
-            throw error;
-          }
-        },
-      },
-      state.admin,
-    );
-    answer(result.status, result.body);
-  } catch (error) {
-    if (error instanceof AdminError) {
-      answer(error.status, adminErrorBody(error));
-      return;
-    }
-    state.dependencies.logger.error('admin request failed', {
-      cause: error instanceof Error ? error.name : 'unknown',
-    });
-    answer(500, adminErrorBody(new AdminError(500, 'server_error', 'internal error')));
-  }
-}
-
 function matchSurface(
   pathname: string,
 ): { codec: FamilyCodec; route: NonNullable<ReturnType<FamilyCodec['matchRoute']>> } | undefined {
@@ -330,103 +301,4 @@ function surfaceForUnknownPath(pathname: string): FamilyCodec {
   if (pathname.startsWith('/v1/messages')) return codecs.beta;
   if (pathname.startsWith('/v1beta/') || pathname.startsWith('/v1/models/')) return codecs.gamma;
   return codecs.alpha;
-}
-
-function modelsRoute(
-  request: IncomingMessage,
-  pathname: string,
-  search: URLSearchParams,
-  state: RouteState,
-  answer: (status: number, body: unknown, headers?: ResponseHeaders) => void,
-): void {
-  const { dependencies } = state;
-  const alpha = codecs.alpha;
-  const fail = (error: GatewayError): void => {
-    const wire = alpha.encodeError(error);
-    answer(wire.status, wire.body);
-  };
-  if (
-    dependencies.keys.authenticate(alpha.readClientKey(request.headers, search), state.clock()) === undefined
-  ) {
-    fail(new GatewayError('authentication', 'Invalid or missing API key'));
-    return;
-  }
-  const entries = dependencies.models.list();
-  const listing = listModels(entries, dependencies.config.aliases);
-  if (pathname === '/v1/models') {
-    answer(200, listing);
-    return;
-  }
-  const name = safeDecode(pathname.slice('/v1/models/'.length));
-  const entry = dependencies.models.resolve(name);
-  if (entry === undefined) {
-    fail(new GatewayError('not_found', `The model \`${name}\` does not exist`));
-    return;
-  }
-  answer(200, describeModel(entry, []));
-}
-
-/** A malformed `%` escape is a client mistake, not an exception. */
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-function sendJson(response: ServerResponse, status: number, headers: ResponseHeaders, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    ...headers,
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-  });
-  response.end(text);
-}
-
-function sendError(
-  response: ServerResponse,
-  surface: FamilyCodec,
-  error: unknown,
-  baseHeaders: ResponseHeaders,
-  requestId: string,
-  logger: Logger,
-  timeline: RequestTimeline,
-): void {
-  const gatewayError =
-    error instanceof GatewayError ? error : new GatewayError('internal', 'internal error', { cause: error });
-  if (gatewayError.kind === 'internal' || gatewayError.cause !== undefined) {
-    logger.warn('request failed', {
-      requestId,
-      kind: gatewayError.kind,
-      cause: describeCause(gatewayError.cause),
-    });
-  }
-  if (response.headersSent) {
-    response.end();
-    return;
-  }
-  const wire = surface.encodeError(gatewayError);
-  timeline.answerStarting(baseHeaders);
-  const headers: ResponseHeaders = { ...baseHeaders, ...wire.headers };
-  if (gatewayError.kind === 'payload_too_large') headers.connection = 'close';
-  sendJson(response, wire.status, headers, wire.body);
-}
-
-function describeCause(cause: unknown): string | undefined {
-  if (cause === undefined) return undefined;
-  if (cause instanceof Error) return `${cause.name}: ${cause.message}`;
-  return typeof cause === 'string' ? cause : 'non-error cause';
-}
-
-function pathOf(url: string | undefined): string {
-  const value = url ?? '';
-  const queryStart = value.indexOf('?');
-  return safePath(queryStart === -1 ? value : value.slice(0, queryStart));
-}
-
-/** Paths echoed in messages and logs: bounded, printable (no CRLF games). */
-function safePath(pathname: string): string {
-  return pathname.slice(0, 200).replace(/[^\x21-\x7e]/g, '?');
 }

@@ -1,6 +1,20 @@
 /** `GET /v1/models` in Family A's list shape, with the catalog's figures as extra fields. */
+import type { IncomingMessage } from 'node:http';
 import type { ModelEntry } from '../config/catalog.ts';
-import type { JsonObject } from '../ir/index.ts';
+import type { Config } from '../config/config.ts';
+import { codecs } from '../families/registry.ts';
+import type { ModelResolver } from '../gateway/resolve-model.ts';
+import { GatewayError, type JsonObject } from '../ir/index.ts';
+import type { ClientKeys } from '../keys/client-keys.ts';
+import type { Answer } from './admin-route.ts';
+
+export interface ModelsRouteDependencies {
+  keys: ClientKeys;
+  models: ModelResolver;
+  aliases: Config['aliases'];
+  /** Unix milliseconds (key expiry). */
+  clock: () => number;
+}
 
 export function describeModel(entry: ModelEntry, aliases: readonly string[]): JsonObject {
   return {
@@ -37,4 +51,47 @@ export function listModels(
     object: 'list',
     data: entries.map((entry) => describeModel(entry, aliasesOf.get(entry.name) ?? [])),
   };
+}
+
+export function modelsRoute(
+  request: IncomingMessage,
+  pathname: string,
+  search: URLSearchParams,
+  dependencies: ModelsRouteDependencies,
+  answer: Answer,
+): void {
+  const alpha = codecs.alpha;
+  const fail = (error: GatewayError): void => {
+    const wire = alpha.encodeError(error);
+    answer(wire.status, wire.body);
+  };
+  if (
+    dependencies.keys.authenticate(alpha.readClientKey(request.headers, search), dependencies.clock()) ===
+    undefined
+  ) {
+    fail(new GatewayError('authentication', 'Invalid or missing API key'));
+    return;
+  }
+  const entries = dependencies.models.list();
+  const listing = listModels(entries, dependencies.aliases);
+  if (pathname === '/v1/models') {
+    answer(200, listing);
+    return;
+  }
+  const name = safeDecode(pathname.slice('/v1/models/'.length));
+  const entry = dependencies.models.resolve(name);
+  if (entry === undefined) {
+    fail(new GatewayError('not_found', `The model \`${name}\` does not exist`));
+    return;
+  }
+  answer(200, describeModel(entry, []));
+}
+
+/** A malformed `%` escape is a client mistake, not an exception. */
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

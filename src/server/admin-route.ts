@@ -1,0 +1,54 @@
+/** `/admin/…`: the admin API behind the admin key, answering in its own error shape. */
+import type { IncomingMessage } from 'node:http';
+import { AdminError, adminErrorBody, handleAdmin, type AdminDependencies } from '../admin/admin-api.ts';
+import { codecs } from '../families/registry.ts';
+import type { ResponseHeaders } from '../gateway/response-sink.ts';
+import { GatewayError } from '../ir/index.ts';
+import type { Logger } from '../log/logger.ts';
+import { isJsonContentType, parseJsonBody, readBody } from './read-body.ts';
+
+/** Sends a JSON answer with the request's common headers. */
+export type Answer = (status: number, body: unknown, headers?: ResponseHeaders) => void;
+
+export async function adminRoute(
+  request: IncomingMessage,
+  pathname: string,
+  search: URLSearchParams,
+  admin: AdminDependencies | undefined,
+  logger: Logger,
+  answer: Answer,
+): Promise<void> {
+  try {
+    if (admin === undefined) throw new AdminError(404, 'not_found', 'The admin API is not available');
+    const result = await handleAdmin(
+      {
+        method: request.method ?? 'GET',
+        pathname,
+        search,
+        credential: codecs.alpha.readClientKey(request.headers, search),
+        body: async () => {
+          if (!isJsonContentType(request.headers['content-type']))
+            throw new AdminError(415, 'unsupported_media_type', 'Content-Type must be application/json');
+          try {
+            return parseJsonBody(await readBody(request, 65_536));
+          } catch (error) {
+            if (error instanceof GatewayError)
+              throw new AdminError(error.status, 'invalid_request', error.message);
+            throw error;
+          }
+        },
+      },
+      admin,
+    );
+    answer(result.status, result.body);
+  } catch (error) {
+    if (error instanceof AdminError) {
+      answer(error.status, adminErrorBody(error));
+      return;
+    }
+    logger.error('admin request failed', {
+      cause: error instanceof Error ? error.name : 'unknown',
+    });
+    answer(500, adminErrorBody(new AdminError(500, 'server_error', 'internal error')));
+  }
+}

@@ -1,0 +1,68 @@
+/** Writing whole JSON answers and errors in the surface's shape; paths made safe to echo. */
+import type { ServerResponse } from 'node:http';
+import type { FamilyCodec } from '../families/codec.ts';
+import type { ResponseHeaders } from '../gateway/response-sink.ts';
+import { GatewayError } from '../ir/index.ts';
+import type { Logger } from '../log/logger.ts';
+import type { RequestTimeline } from '../usage/request-timeline.ts';
+
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  headers: ResponseHeaders,
+  body: unknown,
+): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+export function sendError(
+  response: ServerResponse,
+  surface: FamilyCodec,
+  error: unknown,
+  baseHeaders: ResponseHeaders,
+  requestId: string,
+  logger: Logger,
+  timeline: RequestTimeline,
+): void {
+  const gatewayError =
+    error instanceof GatewayError ? error : new GatewayError('internal', 'internal error', { cause: error });
+  if (gatewayError.kind === 'internal' || gatewayError.cause !== undefined) {
+    logger.warn('request failed', {
+      requestId,
+      kind: gatewayError.kind,
+      cause: describeCause(gatewayError.cause),
+    });
+  }
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  const wire = surface.encodeError(gatewayError);
+  timeline.answerStarting(baseHeaders);
+  const headers: ResponseHeaders = { ...baseHeaders, ...wire.headers };
+  if (gatewayError.kind === 'payload_too_large') headers.connection = 'close';
+  sendJson(response, wire.status, headers, wire.body);
+}
+
+function describeCause(cause: unknown): string | undefined {
+  if (cause === undefined) return undefined;
+  if (cause instanceof Error) return `${cause.name}: ${cause.message}`;
+  return typeof cause === 'string' ? cause : 'non-error cause';
+}
+
+export function pathOf(url: string | undefined): string {
+  const value = url ?? '';
+  const queryStart = value.indexOf('?');
+  return safePath(queryStart === -1 ? value : value.slice(0, queryStart));
+}
+
+/** Paths echoed in messages and logs: bounded, printable (no CRLF games). */
+export function safePath(pathname: string): string {
+  return pathname.slice(0, 200).replace(/[^\x21-\x7e]/g, '?');
+}
