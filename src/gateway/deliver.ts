@@ -78,9 +78,8 @@ async function runAttempt(
       return undefined;
     }
     const headers = warningHeaders(attempt.notes, upstreamRequest.warnings);
-    if (request.stream)
-      return await answerStream(call, prepared, plan, attempt, sent.response, timers, record, headers);
-    return await answerJson(call, prepared, plan, attempt, sent.response, timers, record, headers);
+    const answering = { call, prepared, plan, attempt, response: sent.response, timers, record, headers };
+    return await (request.stream ? answerStream(answering) : answerJson(answering));
   } finally {
     timers.stop();
     // An unexpected throw (a bug) must not leave the deployment counting a call in flight.
@@ -88,16 +87,20 @@ async function runAttempt(
   }
 }
 
-async function answerJson(
-  call: ChatCall,
-  prepared: PreparedRequest,
-  plan: AttemptPlan,
-  attempt: Attempt,
-  response: UpstreamResponse,
-  timers: CallTimers,
-  record: AttemptRecord,
-  headers: ResponseHeaders,
-): Promise<Delivery | undefined> {
+/** An attempt whose upstream answered 2xx, about to answer the client. */
+interface Answering {
+  call: ChatCall;
+  prepared: PreparedRequest;
+  plan: AttemptPlan;
+  attempt: Attempt;
+  response: UpstreamResponse;
+  timers: CallTimers;
+  record: AttemptRecord;
+  headers: ResponseHeaders;
+}
+
+async function answerJson(answering: Answering): Promise<Delivery | undefined> {
+  const { call, prepared, plan, attempt, response, timers, record, headers } = answering;
   const { step, codec, entry } = attempt;
   let text: string;
   try {
@@ -152,16 +155,8 @@ function answered(
   call.onAttempt?.(record);
 }
 
-async function answerStream(
-  call: ChatCall,
-  prepared: PreparedRequest,
-  plan: AttemptPlan,
-  attempt: Attempt,
-  response: UpstreamResponse,
-  timers: CallTimers,
-  record: AttemptRecord,
-  headers: ResponseHeaders,
-): Promise<Delivery | undefined> {
+async function answerStream(answering: Answering): Promise<Delivery | undefined> {
+  const { call, prepared, plan, attempt, response, timers, record, headers } = answering;
   const { step, codec, entry } = attempt;
   const deployment = step.deployment;
   const control: StreamControl = {
