@@ -1,14 +1,16 @@
 /** `modelgate serve` (the default command): start the gateway and stop it cleanly on SIGINT/SIGTERM. */
+import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { startGateway } from '../server/start-gateway.ts';
 
 export async function runServe(argv: string[]): Promise<void> {
-  const configPath = optionValue(argv, '--config');
   let config;
   try {
-    config = loadConfig(process.env, configPath);
+    const { values } = parseArgs({ args: argv, options: { config: { type: 'string' } }, strict: true });
+    config = loadConfig(process.env, values.config);
   } catch (error) {
-    if (error instanceof ConfigError) {
+    // A wrong flag (parseArgs' ERR_PARSE_ARGS_* errors) is a start-up mistake like a bad config file.
+    if (error instanceof ConfigError || isCommandLineMistake(error)) {
       process.stderr.write(`modelgate: ${error.message}\n`);
       process.exitCode = 2;
       return;
@@ -32,9 +34,8 @@ export async function runServe(argv: string[]): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-export function optionValue(argv: string[], name: string): string | undefined {
-  const index = argv.indexOf(name);
-  if (index !== -1) return argv[index + 1];
-  const prefixed = argv.find((argument) => argument.startsWith(`${name}=`));
-  return prefixed?.slice(name.length + 1);
+function isCommandLineMistake(error: unknown): error is Error {
+  return (
+    error instanceof TypeError && String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')
+  );
 }

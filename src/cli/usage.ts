@@ -5,15 +5,14 @@
 import { usage, usageBody } from '../admin/admin-api.ts';
 import { KeyStore } from '../keys/key-store.ts';
 import { formatUsageTable } from '../usage/report.ts';
-import { checkOptions, openStore, parseArguments, print, runCommand, UsageError } from './keys.ts';
+import { openStore, parseCommandLine, print, runCommand, UsageError } from './command.ts';
 
 export const usageUsage = `usage: modelgate usage [--key NAME|ID] [--since 24h|DATE] [--until DATE] [--by model|key|day] [--json]
 options: --db PATH, --config FILE`;
 
 export function runUsage(argv: string[]): Promise<void> {
   runCommand(() => {
-    const parsed = parseArguments(argv, ['json']);
-    checkOptions(parsed, ['key', 'since', 'until', 'by', 'db', 'config']);
+    const parsed = parseCommandLine(argv, ['key', 'since', 'until', 'by', 'db', 'config'], ['json']);
     if (parsed.positional.length > 0)
       throw new UsageError(`unexpected argument ${parsed.positional[0] ?? ''}`);
     const search = new URLSearchParams();

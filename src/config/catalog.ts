@@ -33,7 +33,7 @@ export interface ModelEntry {
   apiKey?: string;
 }
 
-/** Cached-input multipliers per family (spec: not shown; issue #2 defaults). */
+/** Cached-input multipliers per family (the spec does not show them; README "Model catalog and routing" gives the defaults). */
 export const cachePriceFactors = {
   alpha: { read: 0.5, write: 1 },
   beta: { read: 0.1, write: 1.25 },

@@ -17,7 +17,7 @@ export interface TimeoutConfig {
   idleMs: number;
 }
 
-/** One upstream that can serve a catalog model (issue #5: several per model). */
+/** One upstream that can serve a catalog model (a model may have several). */
 export interface DeploymentConfig {
   /** Shown in `GET /admin/health` and attempt records; never a URL or key. */
   id: string;

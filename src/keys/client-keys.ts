@@ -21,7 +21,7 @@ export interface ClientKey extends Omit<KeyPolicy, 'models'> {
 
 /** Longer than any key we issue: refused before hashing (hostile 64 KiB headers). */
 const maxKeyLength = 512;
-/** How stale the cache may be (the issue allows one second). */
+/** How stale the cache may be (a change must reach every request within one second). */
 export const keyRecheckMs = 250;
 
 export class ClientKeys {

@@ -1,5 +1,5 @@
 /**
- * Everything issue #4 adds to a running gateway, composed in one place: client keys over the
+ * The per-client services of a running gateway, composed in one place: client keys over the
  * store, the admin key, rate limits, budgets, the usage ledger and the admission policy tying
  * them together. `start-gateway.ts` wires the result in.
  */

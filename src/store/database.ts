@@ -64,7 +64,7 @@ const migrations: readonly string[] = [
    );
    CREATE INDEX usage_ledger_time ON usage_ledger (created_at);
    CREATE INDEX usage_ledger_key_time ON usage_ledger (key_id, created_at);`,
-  // The deployment an attempt called (issue #5: several per model).
+  // The deployment an attempt called (a model may have several).
   `ALTER TABLE usage_ledger ADD COLUMN deployment TEXT`,
   // 1 when the tokens were counted by the gateway (a stream that ended early), not reported upstream.
   `ALTER TABLE usage_ledger ADD COLUMN usage_estimated INTEGER NOT NULL DEFAULT 0`,

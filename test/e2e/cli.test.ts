@@ -223,3 +223,21 @@ describe('modelgate simulate', () => {
     assert.match(cli.output().stderr, /--port/);
   });
 });
+
+describe('command-line mistakes', () => {
+  test('an unknown or valueless option exits 2 with the usage, before anything starts', async () => {
+    const cases: { argv: string[]; message: RegExp }[] = [
+      { argv: ['serve', '--confg', 'x.yaml'], message: /--confg/ },
+      { argv: ['keys', 'create', '--nmae', 'ci'], message: /--nmae[\s\S]*usage: modelgate keys/ },
+      { argv: ['keys', 'create', '--name'], message: /--name[\s\S]*usage: modelgate keys/ },
+      { argv: ['keys', 'list', '--rpm', '5'], message: /--rpm/ },
+      { argv: ['usage', '--by'], message: /--by[\s\S]*usage: modelgate usage/ },
+    ];
+    for (const { argv, message } of cases) {
+      const cli = runCli(argv, { MODELGATE_DB: join(directory, 'mistakes.db') });
+      const { code } = await cli.exited;
+      assert.equal(code, 2, `${argv.join(' ')} exits 2`);
+      assert.match(cli.output().stderr, message);
+    }
+  });
+});

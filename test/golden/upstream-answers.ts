@@ -1,6 +1,6 @@
 /**
  * Upstream answers in each family's real wire shape, written by hand the way the providers send
- * them (reference §3, §4): A streams tool calls as `index`-keyed fragments (id and name first,
+ * them: A streams tool calls as `index`-keyed fragments (id and name first,
  * text and a call's first fragment sharing a chunk, empty `tool_calls: []` from compatible
  * servers); B streams `content_block_start` + `input_json_delta` pieces (the first one empty) and
  * a cumulative `message_delta`; C sends whole `functionCall` parts and running usage. Streams are

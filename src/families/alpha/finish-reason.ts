@@ -1,4 +1,4 @@
-/** A `finish_reason` ↔ unified finish reason (reference §8.2). */
+/** A `finish_reason` ↔ unified finish reason. */
 import type { FinishReason, UnifiedFinishReason } from '../../ir/index.ts';
 import type { AlphaFinishReason } from './wire.ts';
 

@@ -1,4 +1,4 @@
-/** B `stop_reason` ↔ IR finish reason (reference §8.2, both directions). */
+/** B `stop_reason` ↔ IR finish reason (both directions). */
 import type { FinishReason, UnifiedFinishReason } from '../../ir/index.ts';
 import type { BetaStopReason } from './wire.ts';
 

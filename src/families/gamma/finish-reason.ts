@@ -1,4 +1,4 @@
-/** Family C `finishReason` ↔ unified finish reasons (reference §8.2, both directions). */
+/** Family C `finishReason` ↔ unified finish reasons (both directions). */
 import type { FinishReason, UnifiedFinishReason } from '../../ir/index.ts';
 
 /** Every C value and what it means. C has no tool-call reason: calls end with STOP (see `decodeFinishReason`). */

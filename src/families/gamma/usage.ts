@@ -14,7 +14,7 @@ export function decodeUsage(metadata: unknown): Usage {
   if (!isJsonObject(metadata)) return { ...emptyUsage };
   const thoughts = metadata.thoughtsTokenCount;
   const usage: Usage = {
-    // Tool-use prompt tokens are prompt tokens the caller pays for (reference §8.3).
+    // Tool-use prompt tokens are prompt tokens the caller pays for (the family bills them as input).
     inputTokens: count(metadata, 'promptTokenCount') + count(metadata, 'toolUsePromptTokenCount'),
     outputTokens: count(metadata, 'candidatesTokenCount') + count(metadata, 'thoughtsTokenCount'),
     cacheReadTokens: count(metadata, 'cachedContentTokenCount'),

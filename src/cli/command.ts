@@ -1,0 +1,85 @@
+/**
+ * What the store commands (`keys`, `usage`) share: the command line read with node:util
+ * `parseArgs` (strict: an unknown option or a missing value is a usage error, not a silently
+ * ignored flag), the store the options name, and the mapping of known errors to exit codes.
+ */
+import { parseArgs } from 'node:util';
+import { AdminError } from '../admin/admin-api.ts';
+import type { Config } from '../config/config.ts';
+import { ConfigError, loadConfig } from '../config/load-config.ts';
+import type { JsonObject } from '../ir/index.ts';
+import { KeyStoreError } from '../keys/key-store.ts';
+import { openDatabase, type Database } from '../store/database.ts';
+
+/** Thrown for a mistake in the command line: printed with the usage, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export interface ParsedArguments {
+  positional: string[];
+  /** Options that take a value (`--name value` or `--name=value`). */
+  options: Map<string, string>;
+  /** Options that take none. */
+  flags: Set<string>;
+}
+
+/** `valueOptions` take a value, `flagNames` none; anything else is a `UsageError`. */
+export function parseCommandLine(
+  argv: readonly string[],
+  valueOptions: readonly string[],
+  flagNames: readonly string[] = [],
+): ParsedArguments {
+  const options: Record<string, { type: 'string' | 'boolean' }> = {};
+  for (const name of valueOptions) options[name] = { type: 'string' };
+  for (const name of flagNames) options[name] = { type: 'boolean' };
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+  } catch (error) {
+    // parseArgs reports command-line mistakes as TypeErrors with an ERR_PARSE_ARGS_* code.
+    if (error instanceof TypeError && String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS'))
+      throw new UsageError(error.message);
+    throw error;
+  }
+  const result: ParsedArguments = { positional: parsed.positionals, options: new Map(), flags: new Set() };
+  for (const [name, value] of Object.entries(parsed.values)) {
+    if (typeof value === 'string') result.options.set(name, value);
+    else if (value === true) result.flags.add(name);
+  }
+  return result;
+}
+
+export interface CliContext {
+  config: Config;
+  database: Database;
+}
+
+export function openStore(parsed: ParsedArguments): CliContext {
+  const config = loadConfig(process.env, parsed.options.get('config'));
+  const path = parsed.options.get('db') ?? config.databasePath;
+  return { config, database: openDatabase(path) };
+}
+
+/** Runs a CLI command, mapping known errors to a message and an exit code. */
+export function runCommand(run: () => void, usage: string): void {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`modelgate: ${error.message}\n${usage}\n`);
+      process.exitCode = 2;
+    } else if (
+      error instanceof KeyStoreError ||
+      error instanceof AdminError ||
+      error instanceof ConfigError
+    ) {
+      process.stderr.write(`modelgate: ${error.message}\n`);
+      process.exitCode = 1;
+    } else throw error;
+  }
+}
+
+export function print(value: JsonObject): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
