@@ -37,10 +37,7 @@ export function parseCommandLine(
   try {
     parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
   } catch (error) {
-    // parseArgs reports command-line mistakes as TypeErrors with an ERR_PARSE_ARGS_* code.
-    if (error instanceof TypeError && String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS'))
-      throw new UsageError(error.message);
-    throw error;
+    throw commandLineMistake(error) ?? error;
   }
   const result: ParsedArguments = { positional: parsed.positionals, options: new Map(), flags: new Set() };
   for (const [name, value] of Object.entries(parsed.values)) {
@@ -48,6 +45,24 @@ export function parseCommandLine(
     else if (value === true) result.flags.add(name);
   }
   return result;
+}
+
+/**
+ * parseArgs reports command-line mistakes as TypeErrors with an ERR_PARSE_ARGS_* code and a long
+ * message; the user gets the short form (`unknown option --x`, `--name needs a value`).
+ */
+function commandLineMistake(error: unknown): UsageError | undefined {
+  if (!(error instanceof TypeError)) return undefined;
+  const code = String((error as { code?: unknown }).code);
+  if (!code.startsWith('ERR_PARSE_ARGS')) return undefined;
+  const option = /'(-{1,2}[^' ]+)/.exec(error.message)?.[1];
+  if (option === undefined) return new UsageError(error.message);
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(`unknown option ${option}`);
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
+    return new UsageError(
+      error.message.includes('argument missing') ? `${option} needs a value` : `${option} takes no value`,
+    );
+  return new UsageError(error.message);
 }
 
 export interface CliContext {
