@@ -94,6 +94,8 @@ export interface Config {
   adminKey: string | undefined;
   /** Requests and tokens per minute per client key and model family (a key may override both). */
   rateLimits: Record<FamilyId, RateLimitConfig>;
+  /** `limits.strictOutputTokens`: an output cap above the model's maximum is a 400 instead of lowered. */
+  strictOutputTokens: boolean;
   /** On shutdown, how long requests in flight may take to finish before they are cut. */
   drainTimeoutMs: number;
   upstreams: Record<FamilyId, UpstreamConfig>;

@@ -68,6 +68,13 @@ const modelSchema = z.strictObject({
   timeouts: timeoutsSchema.optional(),
 });
 
+/** Per-family rate limits: one optional `{rpm, tpm}` key per family id. */
+const familyLimits = z.strictObject({ rpm: positiveInteger.optional(), tpm: positiveInteger.optional() });
+const familyLimitShape = Object.fromEntries(familyIds.map((id) => [id, familyLimits.optional()])) as Record<
+  FamilyId,
+  z.ZodOptional<typeof familyLimits>
+>;
+
 const fileSchema = z.strictObject({
   server: z
     .strictObject({
@@ -117,10 +124,11 @@ const fileSchema = z.strictObject({
     })
     .optional(),
   limits: z
-    .partialRecord(
-      family,
-      z.strictObject({ rpm: positiveInteger.optional(), tpm: positiveInteger.optional() }),
-    )
+    .strictObject({
+      ...familyLimitShape,
+      // An output cap above the model's maximum is a 400 instead of being lowered (with a warning).
+      strictOutputTokens: z.boolean().optional(),
+    })
     .optional(),
   shutdown: z.strictObject({ drainTimeoutMs: z.number().int().min(0).optional() }).optional(),
 });
@@ -223,7 +231,7 @@ const defaultRateLimits: Record<FamilyId, RateLimitConfig> = {
 function keyPolicyConfig(
   file: ConfigFile,
   environment: Environment,
-): Pick<Config, 'adminKey' | 'rateLimits' | 'drainTimeoutMs'> {
+): Pick<Config, 'adminKey' | 'rateLimits' | 'drainTimeoutMs' | 'strictOutputTokens'> {
   const adminKey = nonEmpty(environment.MODELGATE_ADMIN_KEY);
   if (adminKey !== undefined && adminKey.length < 16)
     throw new ConfigError('MODELGATE_ADMIN_KEY must be at least 16 characters');
@@ -240,7 +248,12 @@ function keyPolicyConfig(
       tokensPerMinute: own?.tpm ?? defaultRateLimits[id].tokensPerMinute,
     };
   }
-  return { adminKey, rateLimits, drainTimeoutMs: file.shutdown?.drainTimeoutMs ?? 30_000 };
+  return {
+    adminKey,
+    rateLimits,
+    drainTimeoutMs: file.shutdown?.drainTimeoutMs ?? 30_000,
+    strictOutputTokens: file.limits?.strictOutputTokens ?? false,
+  };
 }
 
 function buildUpstreams(file: ConfigFile, environment: Environment): Record<FamilyId, UpstreamConfig> {

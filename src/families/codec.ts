@@ -150,6 +150,10 @@ export interface FamilyCodec {
   // Surface side.
   /** Does this POST path belong to the surface? Returns what the path says. */
   matchRoute(pathname: string): SurfaceRoute | undefined;
+  /** Does a path no route matches look like this surface's? Its errors then come in this shape. */
+  resemblesPath(pathname: string): boolean;
+  /** The headers this surface may read the client key from (the same one sent twice is a 400). */
+  readonly credentialHeaders: readonly string[];
   /** The client key as this surface carries it. */
   readClientKey(headers: HeaderMap, searchParams: URLSearchParams): string | undefined;
   /** Header rules besides the key (B's version header). */

@@ -12,3 +12,6 @@ export const codecs: Readonly<Record<FamilyId, FamilyCodec>> = {
 };
 
 export const codecList: readonly FamilyCodec[] = Object.values(codecs);
+
+/** Paths that look like no family's are answered in A's shape (the spec's unified path is A-shaped). */
+export const defaultSurface: FamilyCodec = codecs.alpha;

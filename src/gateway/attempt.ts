@@ -45,7 +45,7 @@ export function attemptFor(
   const codec = step.deployment.codec;
   if (entry === prepared.entry && codec === prepared.target) {
     // The common case: the prepared request as is. A refusal by the codec is the client's error.
-    return encoded(call, step, prepared.request, prepared.passThrough, undefined);
+    return encoded(call, step, prepared.request, prepared.passThrough, prepared.notes);
   }
   const primary = entry === prepared.entry;
   try {
@@ -57,17 +57,18 @@ export function attemptFor(
       base = strict.request;
     }
     const request: ChatRequest = { ...base, sampling: { ...base.sampling } };
-    let notes: string[] | undefined;
-    if (!primary) {
-      const asked = request.sampling.maxOutputTokens;
-      if (asked !== undefined && asked > entry.maxOutputTokens) {
-        request.sampling.maxOutputTokens = entry.maxOutputTokens;
+    let notes = prepared.notes;
+    const asked = request.sampling.maxOutputTokens;
+    // The model's own cap was fitted when prepared (the note is there); a strict re-decode needs it again.
+    if (asked !== undefined && asked > entry.maxOutputTokens) {
+      request.sampling.maxOutputTokens = entry.maxOutputTokens;
+      if (!primary)
         notes = [
+          ...(notes ?? []),
           `max output lowered from ${asked} to ${entry.maxOutputTokens} for the fallback ${entry.name}`,
         ];
-      }
-      validateAgainstCatalog(request, entry);
     }
+    if (!primary) validateAgainstCatalog(request, entry);
     if (codec.capabilities.requiresMaxOutputTokens && request.sampling.maxOutputTokens === undefined) {
       request.sampling.maxOutputTokens = entry.maxOutputTokens;
     }

@@ -274,11 +274,11 @@ test('prepareRequest fetches for a family that needs bytes (C) only, and only wh
   });
   const network = fakeNetwork({ 'images.example': ['93.184.216.34'] });
   const fetcher = new ImageFetcher(enabled, network);
-  const toGamma = await prepareRequest(call(body('C-1')), models, fetcher);
+  const toGamma = await prepareRequest(call(body('C-1')), models, { images: fetcher });
   const part = toGamma.request.messages[0]?.content[1];
   assert.equal(part?.type === 'image' ? part.source.kind : undefined, 'base64');
   // B takes the URL itself: nothing is fetched for it.
-  const toBeta = await prepareRequest(call(body('B-1')), models, fetcher);
+  const toBeta = await prepareRequest(call(body('B-1')), models, { images: fetcher });
   const kept = toBeta.request.messages[0]?.content[1];
   assert.equal(kept?.type === 'image' ? kept.source.kind : undefined, 'url');
   assert.equal(network.fetched.length, 1);

@@ -19,6 +19,8 @@ export interface ChatDependencies {
   admission: AdmissionControl;
   /** Operator-enabled fetching of image URLs for families that need the bytes (config `images`). */
   images?: ImageFetcher;
+  /** Config `limits.strictOutputTokens`: refuse an output cap above the model's maximum instead of lowering it. */
+  strictOutputTokens?: boolean;
 }
 
 export async function handleChat(
@@ -26,7 +28,10 @@ export async function handleChat(
   dependencies: ChatDependencies,
   context: RequestContext = newRequestContext(call.surface),
 ): Promise<Delivery> {
-  const prepared = await prepareRequest(call, dependencies.models, dependencies.images);
+  const prepared = await prepareRequest(call, dependencies.models, {
+    images: dependencies.images,
+    strictOutputTokens: dependencies.strictOutputTokens,
+  });
   const admission = await dependencies.admission.admit(call, prepared, context);
   let delivery: Delivery | undefined;
   let failure: unknown = undefined;

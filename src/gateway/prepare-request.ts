@@ -9,7 +9,7 @@ import { GatewayError, isJsonObject, type ChatRequest } from '../ir/index.ts';
 import type { ChatCall } from './chat-call.ts';
 import type { ImageFetcher } from './fetch-images.ts';
 import type { ModelResolver } from './resolve-model.ts';
-import { validateAgainstCatalog } from './validate-request.ts';
+import { fitOutputCap, validateAgainstCatalog } from './validate-request.ts';
 
 export interface PreparedRequest {
   request: ChatRequest;
@@ -19,6 +19,15 @@ export interface PreparedRequest {
   /** Same family on both sides: the client's body goes upstream as is, model rewritten. */
   passThrough: boolean;
   context: ResponseContext;
+  /** What the gateway changed in the request (a lowered output cap), for the `warning` header. */
+  notes: string[] | undefined;
+}
+
+export interface PrepareOptions {
+  /** Operator-enabled fetching of image URLs for families that need the bytes (config `images`). */
+  images?: ImageFetcher | undefined;
+  /** Config `limits.strictOutputTokens`: an output cap above the model's maximum is a 400, not lowered. */
+  strictOutputTokens?: boolean | undefined;
 }
 
 /**
@@ -28,8 +37,9 @@ export interface PreparedRequest {
 export async function prepareRequest(
   call: ChatCall,
   models: ModelResolver,
-  images?: ImageFetcher,
+  options: PrepareOptions = {},
 ): Promise<PreparedRequest> {
+  const images = options.images;
   // The model decides the family, and with it whether the client's body can pass through as is.
   const named = peekModel(call);
   const peeked = named === undefined ? undefined : models.resolve(named);
@@ -45,6 +55,7 @@ export async function prepareRequest(
       },
     );
   }
+  const lowered = fitOutputCap(request, entry, options.strictOutputTokens === true);
   validateAgainstCatalog(request, entry);
   const target = codecs[entry.family];
   if (target.capabilities.requiresMaxOutputTokens && request.sampling.maxOutputTokens === undefined) {
@@ -64,6 +75,7 @@ export async function prepareRequest(
       includeUsage: request.includeUsage,
       legacyFunctions: request.legacyFunctions === true,
     },
+    notes: lowered === undefined ? undefined : [lowered],
   };
 }
 

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { loadConfig } from '../config/load-config.ts';
 import type { ChatRequest } from '../ir/index.ts';
 import { ModelResolver } from './resolve-model.ts';
-import { validateAgainstCatalog } from './validate-request.ts';
+import { fitOutputCap, validateAgainstCatalog } from './validate-request.ts';
 
 const resolver = new ModelResolver(loadConfig({}));
 
@@ -58,4 +58,23 @@ test('images to a model without vision are refused', () => {
     { role: 'user', content: [{ type: 'image', source: { kind: 'url', url: 'https://x/y.png' } }] },
   ];
   assert.throws(() => validateAgainstCatalog(withImage, entry), /does not accept image input/);
+});
+
+test('fitOutputCap lowers a cap above the maximum (with a note), keeps one within, and leaves strict mode to refuse', () => {
+  const entry = resolver.resolve('A-1');
+  assert.ok(entry);
+  const above = request('hi', 32000);
+  assert.equal(
+    fitOutputCap(above, entry, false),
+    'max output lowered from 32000 to 4096, the most A-1 allows',
+  );
+  assert.equal(above.sampling.maxOutputTokens, 4096);
+  validateAgainstCatalog(above, entry);
+  const within = request('hi', 100);
+  assert.equal(fitOutputCap(within, entry, false), undefined);
+  assert.equal(within.sampling.maxOutputTokens, 100);
+  assert.equal(fitOutputCap(request('hi'), entry, false), undefined);
+  const strict = request('hi', 32000);
+  assert.equal(fitOutputCap(strict, entry, true), undefined);
+  assert.throws(() => validateAgainstCatalog(strict, entry), /32000/);
 });

@@ -7,6 +7,18 @@ import type { ModelEntry } from '../config/catalog.ts';
 import { invalidRequest, type ChatRequest } from '../ir/index.ts';
 import { countTextTokens, fitsByBytes } from '../tokenizer/count-tokens.ts';
 
+/**
+ * A client cannot know the output limit behind an alias, so a cap above the model's maximum is
+ * lowered to it; the returned note goes in the answer's `warning` header. `strict` (config
+ * `limits.strictOutputTokens`) keeps the request as is, and `validateAgainstCatalog` refuses it.
+ */
+export function fitOutputCap(request: ChatRequest, entry: ModelEntry, strict: boolean): string | undefined {
+  const asked = request.sampling.maxOutputTokens;
+  if (strict || asked === undefined || asked <= entry.maxOutputTokens) return undefined;
+  request.sampling.maxOutputTokens = entry.maxOutputTokens;
+  return `max output lowered from ${asked} to ${entry.maxOutputTokens}, the most ${entry.name} allows`;
+}
+
 export function validateAgainstCatalog(request: ChatRequest, entry: ModelEntry): void {
   const requestedOutput = request.sampling.maxOutputTokens;
   if (requestedOutput !== undefined && requestedOutput > entry.maxOutputTokens) {

@@ -4,6 +4,10 @@ export type GatewayErrorKind =
   | 'authentication'
   | 'permission'
   | 'not_found'
+  /** No route at this path (a model that does not exist is `not_found`). */
+  | 'unknown_route'
+  /** A known path called with a method it does not serve (the answer carries `Allow`). */
+  | 'method_not_allowed'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
@@ -20,6 +24,8 @@ export const defaultStatusByKind = {
   authentication: 401,
   permission: 403,
   not_found: 404,
+  unknown_route: 404,
+  method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

@@ -9,23 +9,24 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdminDependencies } from '../admin/admin-api.ts';
 import type { Config } from '../config/config.ts';
 import type { FamilyCodec } from '../families/codec.ts';
-import { codecList, codecs } from '../families/registry.ts';
+import { defaultSurface } from '../families/registry.ts';
 import type { RequestContext } from '../gateway/admission.ts';
 import { handleChat, type ChatDependencies } from '../gateway/handle-chat.ts';
 import { generateId } from '../gateway/ids.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
-import { GatewayError, isJsonObject, type FamilyId, type JsonObject } from '../ir/index.ts';
+import { GatewayError, invalidRequest, isJsonObject, type FamilyId, type JsonObject } from '../ir/index.ts';
 import type { AdminKey } from '../keys/admin-key.ts';
 import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Database } from '../store/database.ts';
 import { RequestTimeline, timedSink } from '../usage/request-timeline.ts';
-import { adminRoute } from './admin-route.ts';
+import { adminRoute, type Answer } from './admin-route.ts';
 import { pathOf, safePath, sendError, sendJson } from './answers.ts';
 import { modelsRoute } from './models-route.ts';
 import { createNodeSink } from './node-sink.ts';
 import { isJsonContentType, parseJsonBody, readBody } from './read-body.ts';
+import { matchSurface, repeatedHeader, surfaceForUnknownPath } from './surface-for-path.ts';
 
 export interface AppDependencies extends ChatDependencies {
   config: Config;
@@ -165,8 +166,9 @@ async function route(
     timeline.answerStarting(headers);
     sendJson(response, status, headers, body);
   };
-  if (request.method === 'GET' && pathname === '/healthz') {
-    answer(200, { status: 'ok' });
+  if (pathname === '/healthz') {
+    if (request.method === 'GET') answer(200, { status: 'ok' });
+    else methodNotAllowed(defaultSurface, request.method, pathname, 'GET', answer, baseHeaders);
     return;
   }
   if (pathname === '/admin' || pathname.startsWith('/admin/')) {
@@ -176,10 +178,15 @@ async function route(
   // Created first so that every answer, errors included, carries the same headers.
   const sink = timedSink(createNodeSink(response, baseHeaders), timeline);
   // The catalog is listed on the A surface and on the unified path (same shape).
+  const match = matchSurface(pathname);
   const modelsPath = pathname.startsWith('/api/alpha/v1/models')
     ? pathname.slice('/api/alpha'.length)
     : pathname;
-  if (request.method === 'GET' && (modelsPath === '/v1/models' || modelsPath.startsWith('/v1/models/'))) {
+  if (match === undefined && (modelsPath === '/v1/models' || modelsPath.startsWith('/v1/models/'))) {
+    if (request.method !== 'GET') {
+      methodNotAllowed(defaultSurface, request.method, pathname, 'GET', answer, baseHeaders);
+      return;
+    }
     modelsRoute(
       request,
       modelsPath,
@@ -194,7 +201,6 @@ async function route(
     );
     return;
   }
-  const match = matchSurface(pathname);
   const surface = match?.codec ?? surfaceForUnknownPath(pathname);
   const context: RequestContext = {
     requestId,
@@ -206,8 +212,13 @@ async function route(
   let body: unknown;
   try {
     if (match === undefined)
-      throw new GatewayError('not_found', `No route for ${request.method ?? ''} ${safePath(pathname)}`);
-    if (request.method !== 'POST') throw new GatewayError('not_found', `Use POST for ${safePath(pathname)}`);
+      throw new GatewayError('unknown_route', `No route for ${request.method ?? ''} ${safePath(pathname)}`);
+    if (request.method !== 'POST') {
+      sink.headers.allow = 'POST';
+      throw notAllowed(request.method, pathname, 'POST');
+    }
+    const repeated = repeatedHeader(request.rawHeaders, surface.credentialHeaders);
+    if (repeated !== undefined) throw invalidRequest(`${repeated}: send this header once`, repeated);
     key = dependencies.keys.authenticate(surface.readClientKey(request.headers, search), state.clock());
     if (key === undefined) throw new GatewayError('authentication', 'Invalid or missing API key');
     const headerError = surface.checkHeaders(request.headers);
@@ -286,19 +297,22 @@ function familyOf(
   return (named === undefined ? undefined : dependencies.models.resolve(named))?.family ?? surface.id;
 }
 
-function matchSurface(
-  pathname: string,
-): { codec: FamilyCodec; route: NonNullable<ReturnType<FamilyCodec['matchRoute']>> } | undefined {
-  for (const codec of codecList) {
-    const route = codec.matchRoute(pathname);
-    if (route !== undefined) return { codec, route };
-  }
-  return undefined;
+function notAllowed(method: string | undefined, pathname: string, allow: string): GatewayError {
+  return new GatewayError(
+    'method_not_allowed',
+    `${method ?? ''} is not allowed on ${safePath(pathname)}: use ${allow}`,
+  );
 }
 
-/** Errors for paths no surface owns still come in a family's shape: the one the path resembles. */
-function surfaceForUnknownPath(pathname: string): FamilyCodec {
-  if (pathname.startsWith('/v1/messages')) return codecs.beta;
-  if (pathname.startsWith('/v1beta/') || pathname.startsWith('/v1/models/')) return codecs.gamma;
-  return codecs.alpha;
+/** 405 with `Allow`, in `surface`'s error shape. */
+function methodNotAllowed(
+  surface: FamilyCodec,
+  method: string | undefined,
+  pathname: string,
+  allow: string,
+  answer: Answer,
+  headers: ResponseHeaders,
+): void {
+  const wire = surface.encodeError(notAllowed(method, pathname, allow));
+  answer(wire.status, wire.body, { ...headers, ...wire.headers, allow });
 }

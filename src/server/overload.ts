@@ -6,9 +6,8 @@
  * health checks are cheap and must keep answering under load.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FamilyCodec } from '../families/codec.ts';
-import { codecList, codecs } from '../families/registry.ts';
 import { GatewayError } from '../ir/index.ts';
+import { surfaceForPath } from './surface-for-path.ts';
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -57,7 +56,7 @@ function shedRequest(request: IncomingMessage, response: ServerResponse, maxInFl
     `the gateway is at capacity (${maxInFlight} requests in flight); retry shortly`,
     { retryAfterSeconds: 1 },
   );
-  const wire = surfaceOf(request.url ?? '').encodeError(error);
+  const wire = surfaceForPath(pathOnly(request.url ?? '')).encodeError(error);
   const text = JSON.stringify(wire.body);
   response.writeHead(wire.status, {
     ...wire.headers,
@@ -68,12 +67,7 @@ function shedRequest(request: IncomingMessage, response: ServerResponse, maxInFl
   response.end(text);
 }
 
-/** The surface a path belongs to (as the router decides), or the family it resembles. */
-function surfaceOf(url: string): FamilyCodec {
+function pathOnly(url: string): string {
   const queryStart = url.indexOf('?');
-  const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
-  for (const codec of codecList) if (codec.matchRoute(pathname) !== undefined) return codec;
-  if (pathname.startsWith('/v1/messages')) return codecs.beta;
-  if (pathname.startsWith('/v1beta/') || pathname.startsWith('/v1/models/')) return codecs.gamma;
-  return codecs.alpha;
+  return queryStart === -1 ? url : url.slice(0, queryStart);
 }

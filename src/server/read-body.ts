@@ -60,7 +60,9 @@ function tooLarge(limitBytes: number): GatewayError {
 /** Deepest JSON nesting accepted: deeper bodies are a 400 before they are parsed. */
 export const maxJsonDepth = 128;
 
-export function parseJsonBody(body: Buffer): unknown {
+export function parseJsonBody(raw: Buffer): unknown {
+  // A UTF-8 byte order mark (some Windows tools write one) is not part of the JSON text (RFC 8259 §8.1).
+  const body = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.subarray(3) : raw;
   if (body.length === 0)
     throw new GatewayError('invalid_request', 'request body is empty: a JSON object is required');
   if (exceedsJsonDepth(body, maxJsonDepth))

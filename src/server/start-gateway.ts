@@ -53,6 +53,7 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
     models: new ModelResolver(config),
     upstreams,
     images: new ImageFetcher(config.images),
+    strictOutputTokens: config.strictOutputTokens,
     health: () => ({ ...upstreams.health(), in_flight: guard.inFlight, shed: guard.shed }),
   });
   // Beyond maxInFlight chat requests, new ones are shed at once in the surface's error shape.

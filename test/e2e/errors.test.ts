@@ -42,7 +42,8 @@ let upstream: RecordingUpstream;
 let config: { path: string; remove(): void };
 /**
  * One upstream call per request and no circuit breaker on the proxied gateway: these tests check
- * how a single upstream failure is shown. Retries, fallbacks and breakers: test/chaos.
+ * how a single upstream failure is shown. Retries, fallbacks and breakers: test/chaos. Its output
+ * caps are strict (a cap above the model's maximum is a 400; the default lowering: surface-compat).
  */
 let proxiedConfig: { path: string; remove(): void };
 /** Every raw answer the tests received, scanned for secrets at the end. */
@@ -54,7 +55,7 @@ before(async () => {
   upstream = await startRecordingUpstream();
   proxiedConfig = writeTempConfig(
     'proxied.yaml',
-    'retry: { attempts: 1 }\nbreaker: { failureThreshold: 0 }\n',
+    'retry: { attempts: 1 }\nbreaker: { failureThreshold: 0 }\nlimits: { strictOutputTokens: true }\n',
   );
   proxied = await startTestGateway(
     {
@@ -297,7 +298,7 @@ describe('client mistakes', () => {
     }
   });
 
-  test('max output above the model max → 400 naming both numbers', async () => {
+  test('strictOutputTokens: max output above the model max → 400 naming both numbers', async () => {
     const cases = [
       { surface: 'alpha', model: 'A-2', body: { max_tokens: 5000 }, asked: 5000, max: 4096 },
       { surface: 'unified', model: 'C-3', body: { max_tokens: 3000 }, asked: 3000, max: 2048 },
@@ -689,11 +690,11 @@ describe('typed errors through the SDKs', () => {
       },
     );
     await assert.rejects(
-      client(gateway.key).chat.completions.create({ ...params, max_completion_tokens: 99_999 }),
+      client(gateway.key).chat.completions.create({ ...params, temperature: 5 }),
       (error) => {
         assert.ok(error instanceof OpenAI.BadRequestError);
-        assert.match(error.param ?? '', /^max_(completion_)?tokens$/);
-        assert.match(error.message, /99999/);
+        assert.equal(error.param, 'temperature');
+        assert.match(error.message, /temperature/);
         return true;
       },
     );
@@ -834,12 +835,12 @@ describe('typed errors through the SDKs', () => {
       client(gateway.key).models.generateContent({
         model: 'C-3',
         contents: 'Hi',
-        config: { maxOutputTokens: 4000 },
+        config: { temperature: 5 },
       }),
       (error) => {
         assert.ok(error instanceof ApiError);
         assert.equal(error.status, 400);
-        assert.match(error.message, /2048/);
+        assert.match(error.message, /temperature/);
         return true;
       },
     );

@@ -249,14 +249,14 @@ function betaSdk(name: string, messages: BetaMessagesApi): SurfaceSdk {
   };
 }
 
-/** @anthropic-ai/sdk 1.x: the key goes as `Authorization: Bearer`. */
+/** @anthropic-ai/sdk 1.x: the key goes as `Authorization: Bearer`; no custom header (it sends `anthropic-version`). */
 function anthropicSdk1(): SurfaceSdk {
   const options = { apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 };
-  const client = new Anthropic({ ...options, defaultHeaders: { 'beta-version': betaVersion } });
+  const client = new Anthropic(options);
   return betaSdk(sdkNames[2], client.messages);
 }
 
-/** @anthropic-ai/sdk 0.x: the key goes as `x-api-key`. */
+/** @anthropic-ai/sdk 0.x: the key goes as `x-api-key`; the spec's `beta-version` header is added by hand. */
 function anthropicSdk0(): SurfaceSdk {
   const options = { apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 };
   const client = new Anthropic0({ ...options, defaultHeaders: { 'beta-version': betaVersion } });
@@ -276,7 +276,7 @@ function genaiSdk(): SurfaceSdk {
     httpOptions: {
       baseUrl: gateway.url,
       apiVersion: 'v1',
-      headers: { 'x-gamma-api-key': gateway.key },
+      // No custom header: the SDK's own `x-goog-api-key` carries the key.
       retryOptions: { attempts: 1 },
     },
   });
@@ -495,21 +495,11 @@ describe('Vercel AI SDK providers (cross-family)', () => {
     },
     {
       name: '@ai-sdk/anthropic (C-1)',
-      model: () =>
-        createAnthropic({
-          baseURL: `${gateway.url}/v1`,
-          apiKey: gateway.key,
-          headers: { 'beta-version': betaVersion },
-        })('C-1'),
+      model: () => createAnthropic({ baseURL: `${gateway.url}/v1`, apiKey: gateway.key })('C-1'),
     },
     {
       name: '@ai-sdk/google (A-2)',
-      model: () =>
-        createGoogleGenerativeAI({
-          baseURL: `${gateway.url}/v1`,
-          apiKey: gateway.key,
-          headers: { 'x-gamma-api-key': gateway.key },
-        })('A-2'),
+      model: () => createGoogleGenerativeAI({ baseURL: `${gateway.url}/v1`, apiKey: gateway.key })('A-2'),
     },
   ];
   for (const { name, model } of cases) {

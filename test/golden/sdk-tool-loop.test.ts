@@ -14,7 +14,6 @@ import { FunctionResponse, GoogleGenAI, type Content, type Part } from '@google/
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type LanguageModel } from 'ai';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { betaVersion } from '../helpers/e2e.ts';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
 
 const models = ['A-2', 'B-1', 'C-1'] as const;
@@ -91,12 +90,8 @@ describe('openai SDK (A surface), streaming helper', () => {
 describe('@anthropic-ai/sdk (B surface), stream helper finalMessage()', () => {
   for (const model of models) {
     test(model, async () => {
-      const client = new Anthropic({
-        apiKey: gateway.key,
-        baseURL: gateway.url,
-        maxRetries: 0,
-        defaultHeaders: { 'beta-version': betaVersion },
-      });
+      // Base URL and key only: the SDK's own `anthropic-version` header is accepted.
+      const client = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
       const tools = [{ name: 'get_weather', description: 'Weather', input_schema: schema }];
       const messages: Anthropic.MessageParam[] = [{ role: 'user', content: question }];
       const first = await client.messages.stream({ model, max_tokens: 512, messages, tools }).finalMessage();
@@ -126,7 +121,6 @@ describe('@google/genai (C surface), generateContentStream', () => {
         httpOptions: {
           baseUrl: gateway.url,
           apiVersion: 'v1',
-          headers: { 'x-gamma-api-key': gateway.key },
           retryOptions: { attempts: 1 },
         },
       });
@@ -167,17 +161,9 @@ describe('Vercel AI SDK: one tool loop (generateText and streamText) per provide
     '@ai-sdk/openai': (model) =>
       createOpenAI({ baseURL: `${gateway.url}/v1`, apiKey: gateway.key }).chat(model),
     '@ai-sdk/anthropic': (model) =>
-      createAnthropic({
-        baseURL: `${gateway.url}/v1`,
-        apiKey: gateway.key,
-        headers: { 'beta-version': betaVersion },
-      })(model),
+      createAnthropic({ baseURL: `${gateway.url}/v1`, apiKey: gateway.key })(model),
     '@ai-sdk/google': (model) =>
-      createGoogleGenerativeAI({
-        baseURL: `${gateway.url}/v1`,
-        apiKey: gateway.key,
-        headers: { 'x-gamma-api-key': gateway.key },
-      })(model),
+      createGoogleGenerativeAI({ baseURL: `${gateway.url}/v1`, apiKey: gateway.key })(model),
   };
   const tools = {
     get_weather: tool({

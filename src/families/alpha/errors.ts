@@ -14,6 +14,9 @@ const wireByKind = {
   authentication: { status: 401, type: 'invalid_request_error', code: 'invalid_api_key' },
   permission: { status: 403, type: 'invalid_request_error', code: 'permission_denied' },
   not_found: { status: 404, type: 'invalid_request_error', code: 'model_not_found' },
+  // What the family's own API answers for a path it does not serve.
+  unknown_route: { status: 404, type: 'invalid_request_error', code: 'unknown_url' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', code: 'method_not_allowed' },
   payload_too_large: { status: 413, type: 'invalid_request_error', code: 'request_too_large' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error', code: null },
   rate_limited: { status: 429, type: 'requests', code: 'rate_limit_exceeded' },
@@ -46,6 +49,8 @@ const genericMessageByKind = {
   authentication: "the upstream rejected the gateway's credentials",
   permission: "the upstream rejected the gateway's credentials",
   not_found: 'upstream: the model was not found',
+  unknown_route: 'upstream: the path was not found',
+  method_not_allowed: 'upstream: method not allowed',
   payload_too_large: 'upstream: the request is too large',
   unsupported_media_type: 'upstream: unsupported media type',
   rate_limited: 'upstream: rate limit reached, retry later',

@@ -9,7 +9,7 @@ import { encodeResponse } from './encode-response.ts';
 import { createStreamEncoder } from './encode-stream.ts';
 import { passThrough } from './pass-through.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
-import { checkHeaders, matchRoute, readClientKey } from './surface.ts';
+import { checkHeaders, credentialHeaders, matchRoute, readClientKey, resemblesPath } from './surface.ts';
 
 export const alphaCodec: FamilyCodec = {
   id: 'alpha',
@@ -20,7 +20,9 @@ export const alphaCodec: FamilyCodec = {
     imageUrls: true,
   },
   matchRoute,
+  resemblesPath,
   readClientKey,
+  credentialHeaders,
   checkHeaders,
   familyHeaders: [],
   decodeRequest,

@@ -83,3 +83,21 @@ test('stream messages: model renamed by string replace, usage chunk dropped unle
     'data: {"id": "x", "model": "a\\"b", "choices": [], "usage": null}\n\n',
   );
 });
+
+test('an output cap the gateway lowered reaches the upstream lowered; a lower one stays', () => {
+  const body = { model: 'alias', max_tokens: 32000, messages: [{ role: 'user', content: 'hi' }] };
+  const lowered = request(body);
+  lowered.sampling.maxOutputTokens = 4096;
+  const sent = JSON.parse(passThrough.encodeRequest(body, lowered, target, {}).body) as JsonObject;
+  assert.equal(sent.max_tokens, 4096);
+  const newer = { model: 'alias', max_completion_tokens: 9000, messages: body.messages };
+  const newerRequest = request(newer);
+  newerRequest.sampling.maxOutputTokens = 4096;
+  const sentNewer = JSON.parse(passThrough.encodeRequest(newer, newerRequest, target, {}).body) as JsonObject;
+  assert.equal(sentNewer.max_completion_tokens, 4096);
+  const small = { ...body, max_tokens: 100 };
+  assert.equal(
+    (JSON.parse(passThrough.encodeRequest(small, request(small), target, {}).body) as JsonObject).max_tokens,
+    100,
+  );
+});

@@ -8,8 +8,14 @@ import type { PassThrough, ResponseContext, UpstreamRequest, UpstreamTarget } fr
 import { upstreamHeaders } from './encode-request.ts';
 import { chatCompletionsPath } from './wire.ts';
 
-function encodeRequest(body: JsonObject, _request: ChatRequest, target: UpstreamTarget): UpstreamRequest {
+function encodeRequest(body: JsonObject, request: ChatRequest, target: UpstreamTarget): UpstreamRequest {
   const outgoing: JsonObject = { ...body, model: target.model };
+  // The gateway may have lowered the output cap to the model's maximum: the body follows.
+  const cap = request.sampling.maxOutputTokens;
+  for (const field of ['max_completion_tokens', 'max_tokens'] as const) {
+    const asked = body[field];
+    if (cap !== undefined && typeof asked === 'number' && asked > cap) outgoing[field] = cap;
+  }
   if (body.stream === true) {
     // The gateway meters every stream; forwardStreamMessage hides the usage chunk if the client did not ask.
     const options = isJsonObject(body.stream_options) ? body.stream_options : {};

@@ -10,6 +10,14 @@ export function matchRoute(pathname: string): SurfaceRoute | undefined {
   return pathname === chatCompletionsPath || pathname === unifiedPath ? {} : undefined;
 }
 
+/** Headers that may carry the key (a repeated one is refused by the server). */
+export const credentialHeaders: readonly string[] = ['authorization'];
+
+/** Paths no route matches but that look like this surface's (A is also the default shape). */
+export function resemblesPath(pathname: string): boolean {
+  return pathname.startsWith('/v1/chat/') || pathname.startsWith('/api/');
+}
+
 /** `Authorization: Bearer K`; the scheme is case-insensitive (RFC 9110 §11.1). */
 export function readClientKey(headers: HeaderMap, _searchParams: URLSearchParams): string | undefined {
   const raw = headers.authorization;

@@ -9,6 +9,8 @@ const wireByKind = {
   authentication: { status: 401, type: 'authentication_error' },
   permission: { status: 403, type: 'permission_error' },
   not_found: { status: 404, type: 'not_found_error' },
+  unknown_route: { status: 404, type: 'not_found_error' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error' },
   payload_too_large: { status: 413, type: 'request_too_large' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },

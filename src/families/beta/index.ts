@@ -9,7 +9,14 @@ import { createStreamEncoder } from './encode-stream.ts';
 import { decodeError, encodeError } from './errors.ts';
 import { passThrough } from './pass-through.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
-import { betaFeaturesHeader, checkHeaders, matchRoute, readClientKey } from './surface.ts';
+import {
+  betaFeaturesHeader,
+  checkHeaders,
+  credentialHeaders,
+  matchRoute,
+  readClientKey,
+  resemblesPath,
+} from './surface.ts';
 
 export const betaCodec: FamilyCodec = {
   id: 'beta',
@@ -20,7 +27,9 @@ export const betaCodec: FamilyCodec = {
     imageUrls: true,
   },
   matchRoute,
+  resemblesPath,
   readClientKey,
+  credentialHeaders,
   checkHeaders,
   familyHeaders: [betaFeaturesHeader],
   decodeRequest,

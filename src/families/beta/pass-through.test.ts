@@ -67,3 +67,18 @@ test('model names with $ patterns and multi-line data are forwarded safely', () 
   assert.equal(text, 'event: content_block_delta\ndata: {"a":\ndata: 1}\n\n');
   assert.deepEqual(messages(text), [multi]);
 });
+
+test('an output cap the gateway lowered reaches the upstream lowered; the version goes as beta-version', () => {
+  const body: JsonObject = { model: 'alias', max_tokens: 32000, messages: [{ role: 'user', content: 'hi' }] };
+  const request = decodeRequest({ body, route: {} });
+  request.sampling.maxOutputTokens = 8192;
+  const upstream = passThrough.encodeRequest(body, request, target, { 'anthropic-version': '2023-06-01' });
+  assert.equal(upstream.body, JSON.stringify({ ...body, model: target.model, max_tokens: 8192 }));
+  assert.equal(upstream.headers['beta-version'], '2023-06-01');
+  assert.equal(upstream.headers['anthropic-version'], undefined);
+  const both = passThrough.encodeRequest(body, request, target, {
+    'anthropic-version': '2023-06-01',
+    'beta-version': '2024-01-01',
+  });
+  assert.equal(both.headers['beta-version'], '2024-01-01');
+});

@@ -8,12 +8,12 @@ import { isJsonObject, type ChatRequest, type JsonObject, type JsonValue } from 
 import type { SseMessage } from '../../sse/parse-sse.ts';
 import { sseData, sseEvent } from '../../sse/write-sse.ts';
 import { checkCacheBreakpoints, upstreamHeaders } from './encode-request.ts';
-import { betaFeatures, betaFeaturesHeader } from './surface.ts';
+import { betaFeatures, betaFeaturesHeader, clientVersion, versionHeader } from './surface.ts';
 import { messagesPath } from './wire.ts';
 
 function encodeRequest(
   body: JsonObject,
-  _request: ChatRequest,
+  request: ChatRequest,
   target: UpstreamTarget,
   clientHeaders: HeaderMap = {},
 ) {
@@ -21,8 +21,9 @@ function encodeRequest(
   checkCacheBreakpoints(countRawBreakpoints(body));
   const headers = upstreamHeaders(target.apiKey);
   // The client's own (validated) version date goes on: same-family traffic keeps its semantics.
-  const version = clientHeaders['beta-version'];
-  if (typeof version === 'string') headers['beta-version'] = version;
+  // Sent as the spec's header whichever name the client used (the vendor's `anthropic-version` too).
+  const version = clientVersion(clientHeaders);
+  if (version !== undefined) headers[versionHeader] = version.value;
   // So are the feature flags it asks for (checked by the surface: names only).
   const features = clientHeaders[betaFeaturesHeader];
   const flags = features === undefined ? undefined : betaFeatures(features);
@@ -30,10 +31,20 @@ function encodeRequest(
   return {
     path: messagesPath,
     headers,
-    // Spreading keeps the client's key order; `model` is replaced in place.
-    body: JSON.stringify({ ...body, model: target.model }),
+    // Spreading keeps the client's key order; `model` is replaced in place, and so is an output
+    // cap the gateway lowered to the model's maximum.
+    body: JSON.stringify(
+      cappedAbove(body.max_tokens, request.sampling.maxOutputTokens)
+        ? { ...body, model: target.model, max_tokens: request.sampling.maxOutputTokens ?? null }
+        : { ...body, model: target.model },
+    ),
     warnings: [],
   };
+}
+
+/** The client's cap is above the (lowered) one the request carries. */
+function cappedAbove(asked: JsonValue | undefined, cap: number | undefined): boolean {
+  return cap !== undefined && typeof asked === 'number' && asked > cap;
 }
 
 /** `cache_control` markers in a client body: top level, system blocks, tools, message blocks, tool-result content. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkHeaders, matchRoute, readClientKey } from './surface.ts';
+import { checkHeaders, clientVersion, matchRoute, readClientKey } from './surface.ts';
 
 const noParams = new URLSearchParams();
 
@@ -25,8 +25,35 @@ test('beta-version is required', () => {
   const error = checkHeaders({});
   assert.equal(error?.kind, 'invalid_request');
   assert.equal(error.status, 400);
-  assert.match(error.message, /beta-version: header is required/);
-  assert.equal(checkHeaders({ 'beta-version': '' })?.kind, 'invalid_request');
+  assert.match(error.message, /beta-version \(or anthropic-version\): header is required/);
+  assert.equal(error.param, 'beta-version');
+  const empty = checkHeaders({ 'beta-version': '' });
+  assert.equal(empty?.kind, 'invalid_request');
+  assert.match(empty.message, /^beta-version: header is required/);
+});
+
+test("anthropic-version (the vendor SDKs' name) is accepted where beta-version is absent, same rules", () => {
+  assert.equal(checkHeaders({ 'anthropic-version': '2023-06-01' }), undefined);
+  assert.equal(checkHeaders({ 'anthropic-version': '2026-10-21' }), undefined);
+  const bad = checkHeaders({ 'anthropic-version': 'latest' });
+  assert.equal(bad?.kind, 'invalid_request');
+  // The message and param name the header the client sent.
+  assert.match(bad.message, /^anthropic-version: "latest" is not a valid version/);
+  assert.equal(bad.param, 'anthropic-version');
+  assert.match(
+    checkHeaders({ 'anthropic-version': '' })?.message ?? '',
+    /^anthropic-version: header is required/,
+  );
+});
+
+test('with both version headers, beta-version decides', () => {
+  assert.equal(checkHeaders({ 'beta-version': '2023-06-01', 'anthropic-version': 'junk' }), undefined);
+  const error = checkHeaders({ 'beta-version': 'junk', 'anthropic-version': '2023-06-01' });
+  assert.match(error?.message ?? '', /^beta-version: "junk"/);
+  assert.deepEqual(clientVersion({ 'beta-version': '2024-01-01', 'anthropic-version': '2023-06-01' }), {
+    name: 'beta-version',
+    value: '2024-01-01',
+  });
 });
 
 test('beta-version accepts real dates on or after 2023-01-01', () => {

@@ -12,6 +12,14 @@ function header(headers: HeaderMap, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** Headers that may carry the key (a repeated one is refused by the server). */
+export const credentialHeaders: readonly string[] = ['x-api-key', 'authorization'];
+
+/** Paths no route matches but that look like this surface's: their errors come in B's shape. */
+export function resemblesPath(pathname: string): boolean {
+  return pathname.startsWith('/v1/messages');
+}
+
 /** `x-api-key: K`, or `Authorization: Bearer K` (the family's 1.x SDK sends a bearer token). */
 export function readClientKey(headers: HeaderMap, _searchParams: URLSearchParams): string | undefined {
   const apiKey = header(headers, 'x-api-key')?.trim();
@@ -39,18 +47,32 @@ export function isAcceptedVersion(value: string): boolean {
   return real && value >= oldestVersion;
 }
 
+/** The spec's version header, and the family vendor's name for it (what the real SDKs send). */
+export const versionHeader = 'beta-version';
+export const vendorVersionHeader = 'anthropic-version';
+
+/** The version the client asked for and the header it came in: `beta-version` decides when both are sent. */
+export function clientVersion(headers: HeaderMap): { name: string; value: string } | undefined {
+  for (const name of [versionHeader, vendorVersionHeader]) {
+    const value = header(headers, name);
+    if (value !== undefined) return { name, value: value.trim() };
+  }
+  return undefined;
+}
+
 export function checkHeaders(headers: HeaderMap): GatewayError | undefined {
-  const version = header(headers, 'beta-version')?.trim();
-  if (version === undefined || version === '') {
+  const version = clientVersion(headers);
+  if (version === undefined || version.value === '') {
+    const name = version?.name ?? `${versionHeader} (or ${vendorVersionHeader})`;
     return invalidRequest(
-      'beta-version: header is required (for example beta-version: 2023-06-01)',
-      'beta-version',
+      `${name}: header is required (for example ${version?.name ?? versionHeader}: 2023-06-01)`,
+      version?.name ?? versionHeader,
     );
   }
-  if (!isAcceptedVersion(version)) {
+  if (!isAcceptedVersion(version.value)) {
     return invalidRequest(
-      `beta-version: ${JSON.stringify(version.slice(0, 40))} is not a valid version; send a date such as 2023-06-01`,
-      'beta-version',
+      `${version.name}: ${JSON.stringify(version.value.slice(0, 40))} is not a valid version; send a date such as 2023-06-01`,
+      version.name,
     );
   }
   const features = headers[betaFeaturesHeader];

@@ -11,6 +11,8 @@ test('encodeError: every kind → status and google.rpc status name', () => {
     ['authentication', 403, 'PERMISSION_DENIED'],
     ['permission', 403, 'PERMISSION_DENIED'],
     ['not_found', 404, 'NOT_FOUND'],
+    ['unknown_route', 404, 'NOT_FOUND'],
+    ['method_not_allowed', 405, 'UNIMPLEMENTED'],
     ['payload_too_large', 413, 'INVALID_ARGUMENT'],
     ['unsupported_media_type', 415, 'INVALID_ARGUMENT'],
     ['rate_limited', 429, 'RESOURCE_EXHAUSTED'],

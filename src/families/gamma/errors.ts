@@ -12,6 +12,9 @@ const encodeTable = {
   authentication: { status: 403, rpc: 'PERMISSION_DENIED' },
   permission: { status: 403, rpc: 'PERMISSION_DENIED' },
   not_found: { status: 404, rpc: 'NOT_FOUND' },
+  unknown_route: { status: 404, rpc: 'NOT_FOUND' },
+  // google.rpc has no code for a wrong HTTP method; UNIMPLEMENTED is what the family's gRPC gateway says.
+  method_not_allowed: { status: 405, rpc: 'UNIMPLEMENTED' },
   payload_too_large: { status: 413, rpc: 'INVALID_ARGUMENT' },
   unsupported_media_type: { status: 415, rpc: 'INVALID_ARGUMENT' },
   rate_limited: { status: 429, rpc: 'RESOURCE_EXHAUSTED' },

@@ -9,7 +9,7 @@ import { createStreamEncoder } from './encode-stream.ts';
 import { decodeError, encodeError } from './errors.ts';
 import { passThrough } from './pass-through.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
-import { checkHeaders, matchRoute, readClientKey } from './surface.ts';
+import { checkHeaders, credentialHeaders, matchRoute, readClientKey, resemblesPath } from './surface.ts';
 
 export const gammaCodec: FamilyCodec = {
   id: 'gamma',
@@ -20,7 +20,9 @@ export const gammaCodec: FamilyCodec = {
     imageUrls: false,
   },
   matchRoute,
+  resemblesPath,
   readClientKey,
+  credentialHeaders,
   checkHeaders,
   familyHeaders: [],
   decodeRequest,

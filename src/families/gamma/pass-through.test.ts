@@ -41,3 +41,18 @@ test('responses and stream messages come back as the upstream sent them', () => 
     'data: {"candidates":[]}\n\n',
   );
 });
+
+test('an output cap the gateway lowered reaches the upstream lowered', () => {
+  const body = {
+    contents: [{ parts: [{ text: 'hi' }] }],
+    generationConfig: { maxOutputTokens: 65536, topK: 3 },
+  };
+  const lowered: ChatRequest = { ...request, sampling: { maxOutputTokens: 8192 } };
+  const target = { baseUrl: 'https://upstream.invalid', apiKey: 'sk-up', model: 'm-001' };
+  assert.equal(
+    gammaCodec.passThrough.encodeRequest(body, lowered, target).body,
+    JSON.stringify({ ...body, generationConfig: { maxOutputTokens: 8192, topK: 3 } }),
+  );
+  const within = { ...body, generationConfig: { maxOutputTokens: 10 } };
+  assert.equal(gammaCodec.passThrough.encodeRequest(within, lowered, target).body, JSON.stringify(within));
+});

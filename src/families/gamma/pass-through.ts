@@ -3,17 +3,26 @@
  * credential change), and the upstream's answer goes back as sent: C clients see the upstream's
  * `modelVersion`, exactly as with the real family.
  */
-import type { JsonObject } from '../../ir/index.ts';
+import { isJsonObject, type JsonObject } from '../../ir/index.ts';
 import { sseData } from '../../sse/write-sse.ts';
 import type { PassThrough } from '../codec.ts';
 import { upstreamHeaders, upstreamPath } from './encode-request.ts';
+
+/** The body with `generationConfig.maxOutputTokens` lowered to `cap` when the gateway lowered it. */
+function withOutputCap(body: JsonObject, cap: number | undefined): JsonObject {
+  const config = body.generationConfig;
+  if (cap === undefined || !isJsonObject(config)) return body;
+  const asked = config.maxOutputTokens;
+  if (typeof asked !== 'number' || asked <= cap) return body;
+  return { ...body, generationConfig: { ...config, maxOutputTokens: cap } };
+}
 
 export const passThrough: PassThrough = {
   encodeRequest(body, request, target) {
     return {
       path: upstreamPath(target.model, request.stream),
       headers: upstreamHeaders(target),
-      body: JSON.stringify(body),
+      body: JSON.stringify(withOutputCap(body, request.sampling.maxOutputTokens)),
       warnings: [],
     };
   },

@@ -44,13 +44,22 @@ test('matchRoute: rejects other paths, other methods, an empty or malformed mode
   }
 });
 
-test('readClientKey: x-gamma-api-key header first, then ?key=', () => {
+test('readClientKey: x-gamma-api-key, x-goog-api-key, Authorization: Bearer, then ?key=', () => {
   const query = new URLSearchParams('key=from-query&alt=sse');
+  const none = new URLSearchParams();
   assert.equal(gammaCodec.readClientKey({ 'x-gamma-api-key': 'from-header' }, query), 'from-header');
   assert.equal(gammaCodec.readClientKey({ 'x-gamma-api-key': ['first', 'second'] }, query), 'first');
+  assert.equal(gammaCodec.readClientKey({ 'x-goog-api-key': 'vendor' }, query), 'vendor');
+  assert.equal(
+    gammaCodec.readClientKey({ 'x-gamma-api-key': 'spec', 'x-goog-api-key': 'vendor' }, none),
+    'spec',
+  );
+  assert.equal(gammaCodec.readClientKey({ authorization: 'Bearer tok' }, query), 'tok');
+  assert.equal(gammaCodec.readClientKey({ authorization: 'bearer  tok ' }, none), 'tok');
+  assert.equal(gammaCodec.readClientKey({ authorization: 'Basic abc' }, none), undefined);
   assert.equal(gammaCodec.readClientKey({}, query), 'from-query');
-  assert.equal(gammaCodec.readClientKey({ authorization: 'Bearer x' }, new URLSearchParams()), undefined);
   assert.equal(gammaCodec.readClientKey({}, new URLSearchParams('key=')), undefined);
+  assert.deepEqual(gammaCodec.credentialHeaders, ['x-gamma-api-key', 'x-goog-api-key', 'authorization']);
 });
 
 test('checkHeaders: the family requires nothing besides the key', () => {
