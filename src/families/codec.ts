@@ -37,6 +37,23 @@ export interface SurfaceInput {
   lenient?: boolean;
 }
 
+/**
+ * Per-request facts a stateful surface (the Responses API) needs to shape its answer that neither
+ * the request nor the upstream's answer carries: its own id and creation time, the client's body
+ * (echoed in the answer), and where to hand the finished answer (to be stored). Set by the HTTP
+ * layer; the encoders stay pure functions of their inputs.
+ */
+export interface SurfaceTurn {
+  /** The id the client will see (`resp_…`). */
+  id: string;
+  /** Unix seconds. */
+  createdAt: number;
+  /** The client's request body, as the surface decoded it. */
+  body: JsonObject;
+  /** Told the finished answer (status completed or incomplete) once it is whole. */
+  onFinished?: (answer: JsonObject) => void;
+}
+
 /** How to shape a response for the client. */
 export interface ResponseContext {
   /** The model name to show the client: the name it asked for. */
@@ -45,6 +62,8 @@ export interface ResponseContext {
   includeUsage: boolean;
   /** A: the client used legacy `functions`, so calls come back as `function_call`. */
   legacyFunctions: boolean;
+  /** Set for surfaces that answer with their own ids (the Responses API). */
+  turn?: SurfaceTurn;
 }
 
 /** Injected so decoders that must invent ids (C has none) stay deterministic under test. */
@@ -143,11 +162,22 @@ export interface RateLimitState {
   now: number;
 }
 
-export interface FamilyCodec {
-  readonly id: FamilyId;
-  readonly capabilities: FamilyCapabilities;
+/**
+ * The surfaces: each family's own API, plus surfaces that are only surfaces (the Responses API,
+ * Family A's second one). Ledger rows name the surface by this id.
+ */
+export type SurfaceId = FamilyId | 'responses';
 
-  // Surface side.
+/**
+ * The surface side of an API: what modelgate needs to serve clients speaking it. A family codec is
+ * one; a surface-only codec (the Responses API) has no upstream side and speaks the errors and
+ * rate-limit headers of the family it belongs to.
+ */
+export interface SurfaceCodec {
+  readonly id: SurfaceId;
+  /** The family whose error shapes and rate-limit headers the surface speaks (itself for a family). */
+  readonly family: FamilyId;
+  readonly capabilities: Pick<FamilyCapabilities, 'permissionError'>;
   /** Does this POST path belong to the surface? Returns what the path says. */
   matchRoute(pathname: string): SurfaceRoute | undefined;
   /** Does a path no route matches look like this surface's? Its errors then come in this shape. */
@@ -169,11 +199,32 @@ export interface FamilyCodec {
   encodeError(error: GatewayError): WireError;
   /** The family's own rate-limit response headers (names and value formats) for this state. */
   rateLimitHeaders(state: RateLimitState): Record<string, string>;
+  /**
+   * Reads this surface's stream format back into canonical events: a family's upstream decoder,
+   * and for every surface how the ledger counts what a stream cut short had delivered.
+   */
+  createStreamDecoder(context: DecodeContext): StreamDecoder;
+  /**
+   * Same-family traffic, when the surface has an upstream that speaks it (a family's own API).
+   * Used only when `id` equals the model's family.
+   */
+  readonly passThrough?: PassThrough;
+}
+
+/** A surface that can pass same-family traffic through (every family's own API). */
+export type PassThroughSurface = SurfaceCodec & { readonly passThrough: PassThrough };
+
+export function hasPassThrough(surface: SurfaceCodec): surface is PassThroughSurface {
+  return surface.passThrough !== undefined;
+}
+
+export interface FamilyCodec extends SurfaceCodec {
+  readonly id: FamilyId;
+  readonly capabilities: FamilyCapabilities;
 
   // Upstream side.
   encodeRequest(request: ChatRequest, target: UpstreamTarget): UpstreamRequest;
   decodeResponse(body: unknown, context: DecodeContext): ChatResponse;
-  createStreamDecoder(context: DecodeContext): StreamDecoder;
   /** A non-2xx upstream answer as a client-safe error (upstream text never carries our key). */
   decodeError(status: number, bodyText: string, headers: HeaderMap): GatewayError;
 

@@ -4,7 +4,7 @@
  * (403/404/429) and adds headers to `call.sink.headers`; `settle` is always called once with what
  * was delivered (undefined when delivery failed before any answer).
  */
-import type { FamilyCodec } from '../families/codec.ts';
+import type { SurfaceCodec } from '../families/codec.ts';
 import type { FamilyId } from '../ir/index.ts';
 import { generateId } from './ids.ts';
 import type { ChatCall } from './chat-call.ts';
@@ -23,7 +23,7 @@ export interface RequestContext {
   limitsReported: boolean;
 }
 
-export function newRequestContext(surface: FamilyCodec): RequestContext {
+export function newRequestContext(surface: SurfaceCodec): RequestContext {
   return {
     requestId: generateId('req_'),
     surface: surface.id,
@@ -39,7 +39,7 @@ export interface Admission {
 /** Who asks, in which surface's shape, about which family's limits. */
 export interface LimitsQuery {
   clientId: string;
-  surface: FamilyCodec;
+  surface: SurfaceCodec;
   family: FamilyId;
   headers: ResponseHeaders;
   context: RequestContext;

@@ -1,5 +1,5 @@
 /** One client chat request as the HTTP layer hands it to the gateway core. */
-import type { FamilyCodec, HeaderMap, SurfaceRoute } from '../families/codec.ts';
+import type { HeaderMap, SurfaceCodec, SurfaceRoute, SurfaceTurn } from '../families/codec.ts';
 import type { FamilyId, GatewayErrorKind } from '../ir/index.ts';
 import type { ResponseSink } from './response-sink.ts';
 
@@ -35,7 +35,7 @@ export interface AttemptRecord {
 }
 
 export interface ChatCall {
-  surface: FamilyCodec;
+  surface: SurfaceCodec;
   route: SurfaceRoute;
   body: unknown;
   /** Client headers: only `x-simulate-*` fault-injection headers are ever forwarded upstream. */
@@ -52,4 +52,6 @@ export interface ChatCall {
    * starts. Must not reject. Set by admission.
    */
   onDispatched?: (() => Promise<void>) | undefined;
+  /** A stateful surface's own facts for its answer (the Responses API's id, time, stored answer). */
+  turn?: SurfaceTurn;
 }

@@ -8,6 +8,7 @@
  * failures end it in-band and are reported in the returned `Delivery`.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import { hasPassThrough } from '../families/codec.ts';
 import { GatewayError, isJsonObject, type Usage } from '../ir/index.ts';
 import { AttemptPlan, type Step } from '../routing/attempt-plan.ts';
 import type { ModelRoute } from '../routing/deployment.ts';
@@ -135,9 +136,10 @@ async function answerJson(answering: Answering): Promise<Delivery | undefined> {
   answered(call, plan, step, record, timers);
   plan.finish(step, false);
   const context = prepared.context;
+  const passThrough = attempt.passThrough ? call.surface.passThrough : undefined;
   const body =
-    attempt.passThrough && isJsonObject(upstreamBody)
-      ? call.surface.passThrough.rewriteResponse(upstreamBody, context)
+    passThrough !== undefined && isJsonObject(upstreamBody)
+      ? passThrough.rewriteResponse(upstreamBody, context)
       : call.surface.encodeResponse({ ...decoded, model: context.model }, context);
   return sendJsonAnswer(call, entry, body, decoded.usage, headers, plan.attempts);
 }
@@ -175,9 +177,15 @@ async function answerStream(answering: Answering): Promise<Delivery | undefined>
     context: prepared.context,
     secret: deployment.target.apiKey,
   };
-  const outcome = attempt.passThrough
-    ? await streamPassThrough({ ...stream, upstreamModel: deployment.target.model }, response, control)
-    : await streamTranslated(stream, response, control);
+  const surface = call.surface;
+  const outcome =
+    attempt.passThrough && hasPassThrough(surface)
+      ? await streamPassThrough(
+          { ...stream, surface, upstreamModel: deployment.target.model },
+          response,
+          control,
+        )
+      : await streamTranslated(stream, response, control);
   if (!outcome.started) {
     const error = outcome.error ?? new GatewayError('upstream', 'the upstream stream ended without data');
     failed(call, plan, step, bodyFailure(error, timers, timers.firstByteMs === undefined), [record]);

@@ -2,7 +2,7 @@
  * `n` candidates from a family that returns one per call (B): n upstream calls, one attempt,
  * merged into one answer whose choice i is call i's reply and whose usage is the sum.
  */
-import type { FamilyCodec, ResponseContext } from '../families/codec.ts';
+import type { FamilyCodec, ResponseContext, SurfaceCodec } from '../families/codec.ts';
 import {
   addUsage,
   emptyUsage,
@@ -53,7 +53,7 @@ export async function fanOutResponse(
  * The client's stream starts with the first text to send; failures after that are in-band.
  */
 export async function fanOutStream(
-  surface: FamilyCodec,
+  surface: SurfaceCodec,
   target: FamilyCodec,
   responses: UpstreamResponse[],
   context: ResponseContext,

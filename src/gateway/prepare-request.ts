@@ -65,18 +65,15 @@ export async function prepareRequest(
   if (images?.enabled === true && !passThrough && !target.capabilities.imageUrls) {
     await images.inlineImages(request);
   }
-  return {
-    request,
-    entry,
-    target,
-    passThrough,
-    context: {
-      model: request.model,
-      includeUsage: request.includeUsage,
-      legacyFunctions: request.legacyFunctions === true,
-    },
-    notes: lowered === undefined ? undefined : [lowered],
+  const context: ResponseContext = {
+    model: request.model,
+    includeUsage: request.includeUsage,
+    legacyFunctions: request.legacyFunctions === true,
   };
+  if (call.turn !== undefined) context.turn = call.turn;
+  // The surface's notes on what it accepted but cannot send first, then what the gateway changed.
+  const notes = lowered === undefined ? request.notes : [...(request.notes ?? []), lowered];
+  return { request, entry, target, passThrough, context, notes };
 }
 
 /** The model the client named: in the path (C) or the body's `model` (A, B). */

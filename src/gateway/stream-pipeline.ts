@@ -8,7 +8,7 @@
  * reached the client, so a transport failure or timeout before the upstream's first bytes is
  * reported with `started: false` and the caller may try another attempt.
  */
-import type { FamilyCodec, ResponseContext, StreamDecoder } from '../families/codec.ts';
+import type { PassThroughSurface, ResponseContext, StreamDecoder, SurfaceCodec } from '../families/codec.ts';
 import { GatewayError, type StreamEvent, type Usage } from '../ir/index.ts';
 import { SseParser, type SseMessage } from '../sse/parse-sse.ts';
 import type { CallTimers } from '../upstream/timers.ts';
@@ -70,7 +70,7 @@ function failureOf(error: unknown, timers: CallTimers): GatewayError {
 }
 
 export interface TranslatedStream {
-  surface: FamilyCodec;
+  surface: SurfaceCodec;
   decoder: StreamDecoder;
   context: ResponseContext;
   /** The upstream credential: scrubbed from any error text before it reaches the client. */
@@ -126,6 +126,7 @@ export async function streamTranslated(
 }
 
 export interface PassThroughStream extends TranslatedStream {
+  surface: PassThroughSurface;
   upstreamModel: string;
 }
 

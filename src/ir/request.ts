@@ -62,4 +62,9 @@ export interface ChatRequest {
    * keyed by the family they came from. An encoder uses only its own family's entry.
    */
   extensions: Partial<Record<FamilyId, JsonObject>>;
+  /**
+   * What the surface accepted but no upstream will receive (Responses API fields without a chat
+   * equivalent): the answer carries them as `warning` headers, so nothing is dropped silently.
+   */
+  notes?: string[];
 }

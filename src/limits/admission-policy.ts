@@ -6,7 +6,7 @@
  * unless all three admit the request.
  */
 import type { ModelEntry, ModelPricing } from '../config/catalog.ts';
-import type { FamilyCodec } from '../families/codec.ts';
+import type { SurfaceCodec } from '../families/codec.ts';
 import type { Admission, AdmissionControl, LimitsQuery, RequestContext } from '../gateway/admission.ts';
 import type { ChatCall } from '../gateway/chat-call.ts';
 import type { Delivery } from '../gateway/deliver.ts';
@@ -179,21 +179,21 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
 }
 
 function setLimitHeaders(
-  surface: FamilyCodec,
+  surface: SurfaceCodec,
   headers: Record<string, string | string[]>,
   context: RequestContext,
-  state: Parameters<FamilyCodec['rateLimitHeaders']>[0],
+  state: Parameters<SurfaceCodec['rateLimitHeaders']>[0],
 ): void {
   Object.assign(headers, surface.rateLimitHeaders(state));
   context.limitsReported = true;
 }
 
 /** A key not allowed a model: the family's permission error, or model-not-found where it has none. */
-function modelDenied(surface: FamilyCodec, model: string): GatewayError {
+function modelDenied(surface: SurfaceCodec, model: string): GatewayError {
   return modelDeniedWith(surface, `This API key is not allowed to use the model \`${model}\``);
 }
 
-function modelDeniedWith(surface: FamilyCodec, message: string): GatewayError {
+function modelDeniedWith(surface: SurfaceCodec, message: string): GatewayError {
   return surface.capabilities.permissionError
     ? new GatewayError('permission', message)
     : new GatewayError('not_found', message, { param: 'model' });

@@ -1,6 +1,6 @@
 /** Writing whole JSON answers and errors in the surface's shape; paths made safe to echo. */
 import type { ServerResponse } from 'node:http';
-import type { FamilyCodec } from '../families/codec.ts';
+import type { SurfaceCodec } from '../families/codec.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import { GatewayError } from '../ir/index.ts';
 import type { Logger } from '../log/logger.ts';
@@ -23,7 +23,7 @@ export function sendJson(
 
 export function sendError(
   response: ServerResponse,
-  surface: FamilyCodec,
+  surface: SurfaceCodec,
   error: unknown,
   baseHeaders: ResponseHeaders,
   requestId: string,

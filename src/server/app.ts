@@ -8,10 +8,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdminDependencies } from '../admin/admin-api.ts';
 import type { Config } from '../config/config.ts';
-import type { FamilyCodec } from '../families/codec.ts';
+import type { SurfaceCodec } from '../families/codec.ts';
 import { defaultSurface } from '../families/registry.ts';
 import type { RequestContext } from '../gateway/admission.ts';
-import { handleChat, type ChatDependencies } from '../gateway/handle-chat.ts';
+import { handleChat, type ChatCall, type ChatDependencies } from '../gateway/handle-chat.ts';
 import { generateId } from '../gateway/ids.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import { GatewayError, invalidRequest, isJsonObject, type FamilyId, type JsonObject } from '../ir/index.ts';
@@ -26,6 +26,7 @@ import { pathOf, safePath, sendError, sendJson } from './answers.ts';
 import { modelsRoute } from './models-route.ts';
 import { createNodeSink } from './node-sink.ts';
 import { isJsonContentType, parseJsonBody, readBody } from './read-body.ts';
+import { responsesTurn } from './responses-turn.ts';
 import { matchSurface, repeatedHeader, surfaceForUnknownPath } from './surface-for-path.ts';
 
 export interface AppDependencies extends ChatDependencies {
@@ -238,20 +239,20 @@ async function route(
       state.controllers.delete(controller);
       controller.abort('client_abort');
     }
-    await handleChat(
-      {
-        surface,
-        route: match.route,
-        body,
-        headers: request.headers,
-        sink,
-        signal: controller.signal,
-        clientId: key.id,
-        onAttempt: timeline.recordAttempt,
-      },
-      dependencies,
-      context,
-    );
+    // The Responses API answers with its own ids and keeps what it answered (responses-turn.ts).
+    const turn = surface.id === 'responses' ? responsesTurn(body, key.id, state.clock()) : undefined;
+    const call: ChatCall = {
+      surface,
+      route: match.route,
+      body,
+      headers: request.headers,
+      sink,
+      signal: controller.signal,
+      clientId: key.id,
+      onAttempt: timeline.recordAttempt,
+    };
+    if (turn !== undefined) call.turn = turn;
+    await handleChat(call, dependencies, context);
   } catch (error) {
     if (key !== undefined && !context.limitsReported && !response.headersSent) {
       await describeLimits(
@@ -271,7 +272,7 @@ async function route(
 async function describeLimits(
   state: RouteState,
   key: ClientKey,
-  surface: FamilyCodec,
+  surface: SurfaceCodec,
   family: FamilyId,
   headers: ResponseHeaders,
   context: RequestContext,
@@ -290,11 +291,11 @@ async function describeLimits(
 function familyOf(
   pathModel: string | undefined,
   body: unknown,
-  surface: FamilyCodec,
+  surface: SurfaceCodec,
   dependencies: AppDependencies,
 ): FamilyId {
   const named = pathModel ?? (isJsonObject(body) && typeof body.model === 'string' ? body.model : undefined);
-  return (named === undefined ? undefined : dependencies.models.resolve(named))?.family ?? surface.id;
+  return (named === undefined ? undefined : dependencies.models.resolve(named))?.family ?? surface.family;
 }
 
 function notAllowed(method: string | undefined, pathname: string, allow: string): GatewayError {
@@ -306,7 +307,7 @@ function notAllowed(method: string | undefined, pathname: string, allow: string)
 
 /** 405 with `Allow`, in `surface`'s error shape. */
 function methodNotAllowed(
-  surface: FamilyCodec,
+  surface: SurfaceCodec,
   method: string | undefined,
   pathname: string,
   allow: string,

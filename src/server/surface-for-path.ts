@@ -3,17 +3,17 @@
  * route matches the path, else the one the path resembles (its errors come in that shape), else
  * the default. Shared by the router and the load shedder.
  */
-import type { FamilyCodec, SurfaceRoute } from '../families/codec.ts';
-import { codecList, defaultSurface } from '../families/registry.ts';
+import type { SurfaceCodec, SurfaceRoute } from '../families/codec.ts';
+import { defaultSurface, surfaces } from '../families/registry.ts';
 
 export interface SurfaceMatch {
-  codec: FamilyCodec;
+  codec: SurfaceCodec;
   route: SurfaceRoute;
 }
 
 /** The surface route this path belongs to, if any. */
 export function matchSurface(pathname: string): SurfaceMatch | undefined {
-  for (const codec of codecList) {
+  for (const codec of surfaces) {
     const route = codec.matchRoute(pathname);
     if (route !== undefined) return { codec, route };
   }
@@ -21,13 +21,13 @@ export function matchSurface(pathname: string): SurfaceMatch | undefined {
 }
 
 /** The surface whose shape answers a path no route matches. */
-export function surfaceForUnknownPath(pathname: string): FamilyCodec {
-  for (const codec of codecList) if (codec.resemblesPath(pathname)) return codec;
+export function surfaceForUnknownPath(pathname: string): SurfaceCodec {
+  for (const codec of surfaces) if (codec.resemblesPath(pathname)) return codec;
   return defaultSurface;
 }
 
 /** The surface whose shape answers this path: its own when a route matches. */
-export function surfaceForPath(pathname: string): FamilyCodec {
+export function surfaceForPath(pathname: string): SurfaceCodec {
   return matchSurface(pathname)?.codec ?? surfaceForUnknownPath(pathname);
 }
 

@@ -5,7 +5,7 @@
  * surface family's own stream decoder and its text and tool arguments are counted with the
  * tokenizer. A lower bound of what the upstream generated (and may bill).
  */
-import type { FamilyCodec } from '../families/codec.ts';
+import type { SurfaceCodec } from '../families/codec.ts';
 import { decodeContext } from '../gateway/decode-context.ts';
 import type { StreamEvent, Usage } from '../ir/index.ts';
 import { SseParser } from '../sse/parse-sse.ts';
@@ -24,7 +24,7 @@ export interface DeliveredStream {
  * of text to SSE holds).
  */
 export function deliveredStream(
-  surface: FamilyCodec,
+  surface: SurfaceCodec,
   written: readonly string[],
   keptChars: number,
   totalChars: number,

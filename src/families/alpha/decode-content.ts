@@ -31,7 +31,7 @@ function withCacheControl<Part extends TextPart | ImagePart>(
 }
 
 /** `data:<mime>;base64,<data>` → base64 source; http(s) → url source; the gateway fetches nothing. */
-function decodeImageUrl(url: string, path: string): ImagePart['source'] {
+export function decodeImageUrl(url: string, path: string): ImagePart['source'] {
   if (url.startsWith('data:')) {
     const comma = url.indexOf(',');
     const header = comma === -1 ? '' : url.slice(5, comma);

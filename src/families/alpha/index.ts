@@ -13,6 +13,7 @@ import { checkHeaders, credentialHeaders, matchRoute, readClientKey, resemblesPa
 
 export const alphaCodec: FamilyCodec = {
   id: 'alpha',
+  family: 'alpha',
   capabilities: {
     multipleCandidates: true,
     requiresMaxOutputTokens: false,

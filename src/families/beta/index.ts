@@ -20,6 +20,7 @@ import {
 
 export const betaCodec: FamilyCodec = {
   id: 'beta',
+  family: 'beta',
   capabilities: {
     multipleCandidates: false,
     requiresMaxOutputTokens: true,

@@ -13,6 +13,7 @@ import { checkHeaders, credentialHeaders, matchRoute, readClientKey, resemblesPa
 
 export const gammaCodec: FamilyCodec = {
   id: 'gamma',
+  family: 'gamma',
   capabilities: {
     multipleCandidates: true,
     requiresMaxOutputTokens: false,

@@ -1,0 +1,63 @@
+/**
+ * Responses `tools` and `tool_choice` → IR tools. Function tools are flat here
+ * (`{type:"function", name, parameters}`), not nested under `function` as on chat completions.
+ * Built-in tools (web_search, file_search, code_interpreter…) run inside the provider's Responses
+ * service: no chat upstream can run them, so they are a clear 400.
+ */
+import {
+  invalidRequest,
+  type JsonObject,
+  type JsonValue,
+  type ToolChoice,
+  type ToolDefinition,
+} from '../../ir/index.ts';
+import {
+  optionalBoolean,
+  optionalString,
+  requireArray,
+  requireObject,
+  requireString,
+} from '../shared/validate.ts';
+
+function builtInRefusal(type: JsonValue | undefined, path: string): never {
+  throw invalidRequest(
+    `${path}: ${JSON.stringify(type ?? null)} is a built-in tool of the provider's Responses service, which modelgate cannot run; only "function" tools are supported`,
+    path,
+  );
+}
+
+function decodeTool(value: JsonValue, path: string): ToolDefinition {
+  const tool = requireObject(value, path);
+  if (tool.type !== 'function') builtInRefusal(tool.type, `${path}.type`);
+  const parameters =
+    tool.parameters === undefined || tool.parameters === null
+      ? { type: 'object', properties: {} }
+      : requireObject(tool.parameters, `${path}.parameters`);
+  const definition: ToolDefinition = { name: requireString(tool.name, `${path}.name`), parameters };
+  const description = optionalString(tool.description, `${path}.description`);
+  if (description !== undefined) definition.description = description;
+  const strict = optionalBoolean(tool.strict, `${path}.strict`);
+  if (strict !== undefined) definition.strict = strict;
+  return definition;
+}
+
+export function decodeTools(value: JsonValue | undefined): ToolDefinition[] {
+  if (value === undefined || value === null) return [];
+  return requireArray(value, 'tools').map((tool, index) => decodeTool(tool, `tools[${index}]`));
+}
+
+/** `"auto" | "none" | "required" | {type:"function", name}`; a built-in tool's choice is a 400. */
+export function decodeToolChoice(value: JsonValue | undefined): ToolChoice | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === 'auto' || value === 'none' || value === 'required') return { type: value };
+  const choice: JsonObject = requireObject(value, 'tool_choice');
+  if (choice.type === 'function')
+    return { type: 'tool', name: requireString(choice.name, 'tool_choice.name') };
+  if (choice.type === 'allowed_tools') {
+    throw invalidRequest(
+      'tool_choice: "allowed_tools" is not supported; list only the allowed tools in `tools`',
+      'tool_choice',
+    );
+  }
+  return builtInRefusal(choice.type, 'tool_choice.type');
+}
