@@ -6,6 +6,11 @@ export interface UpstreamConfig {
   /** The part before `/v1`; undefined means the built-in simulator serves the family. */
   baseUrl: string | undefined;
   apiKey: string | undefined;
+  /**
+   * The upstream is a `modelgate simulate` server: clients' `x-simulate-*` fault headers are
+   * forwarded to it (they go to the built-in simulator always, to a real upstream never).
+   */
+  faultHeaders: boolean;
 }
 
 export interface TimeoutConfig {

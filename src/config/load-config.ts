@@ -19,7 +19,11 @@ const modelName = z
   .max(256)
   .regex(/^[^\s/][^\s]*$/, 'model names have no spaces and do not start with "/"');
 
-const upstreamSchema = z.strictObject({ baseUrl: z.url().optional(), apiKey: z.string().min(1).optional() });
+const upstreamSchema = z.strictObject({
+  baseUrl: z.url().optional(),
+  apiKey: z.string().min(1).optional(),
+  faultHeaders: z.boolean().optional(),
+});
 
 const timeoutsSchema = z.strictObject({
   connectMs: positiveInteger.optional(),
@@ -268,6 +272,8 @@ function buildUpstreams(file: ConfigFile, environment: Environment): Record<Fami
     result[id] = {
       baseUrl: baseUrl?.replace(/\/+$/, ''),
       apiKey: nonEmpty(environment[`${prefix}_API_KEY`]) ?? fromFile?.apiKey,
+      faultHeaders:
+        environmentFlag(environment, `${prefix}_FAULT_HEADERS`) ?? fromFile?.faultHeaders ?? false,
     };
   }
   return result;
@@ -474,6 +480,15 @@ function environmentInteger(environment: Environment, name: string): number | un
   const value = Number(text);
   if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${name} must be a whole number ≥ 0`);
   return value;
+}
+
+/** `1`/`true` or `0`/`false`; unset is undefined. */
+function environmentFlag(environment: Environment, name: string): boolean | undefined {
+  const text = nonEmpty(environment[name])?.toLowerCase();
+  if (text === undefined) return undefined;
+  if (text === '1' || text === 'true') return true;
+  if (text === '0' || text === 'false') return false;
+  throw new ConfigError(`${name} must be 1, true, 0 or false`);
 }
 
 function logLevel(value: string | undefined): Config['logLevel'] | undefined {

@@ -3,6 +3,7 @@ import type { ModelEntry } from '../config/catalog.ts';
 import type { JsonObject, Usage } from '../ir/index.ts';
 import { costUsd, formatUsd } from '../usage/cost.ts';
 import type { ChatCall } from './chat-call.ts';
+import { headerSafe } from './header-value.ts';
 import type { Delivery } from './deliver.ts';
 import type { ResponseHeaders } from './response-sink.ts';
 import type { StreamOutcome } from './stream-pipeline.ts';
@@ -10,14 +11,26 @@ import type { StreamOutcome } from './stream-pipeline.ts';
 export const costHeader = 'x-modelgate-cost-usd';
 export const servedByHeader = 'x-modelgate-served-by';
 
+/** Warnings name client fields: bounded so that a body of 10,000 odd fields cannot grow the head past what clients read. */
+const maxWarnings = 16;
+const maxWarningChars = 240;
+
 export function warningHeaders(
   notes: readonly string[] | undefined,
   warnings: readonly string[],
 ): ResponseHeaders {
   const all = notes === undefined ? warnings : [...notes, ...warnings];
   if (all.length === 0) return {};
-  // RFC 7234 warn-code 299: "miscellaneous persistent warning"; quotes inside are escaped.
-  return { warning: all.map((warning) => `299 modelgate "${warning.replace(/["\\]/g, '\\$&')}"`) };
+  const shown = all.length <= maxWarnings ? all : all.slice(0, maxWarnings - 1);
+  const values = shown.map(warningValue);
+  if (shown.length < all.length) values.push(warningValue(`${all.length - shown.length} more warnings`));
+  return { warning: values };
+}
+
+/** RFC 7234 warn-code 299 ("miscellaneous persistent warning"); quotes escaped, the text header-safe. */
+function warningValue(text: string): string {
+  const bounded = text.length <= maxWarningChars ? text : `${text.slice(0, maxWarningChars)}...`;
+  return `299 modelgate "${headerSafe(bounded).replace(/["\\]/g, '\\$&')}"`;
 }
 
 export function endStream(

@@ -38,7 +38,7 @@ export interface ChatCall {
   surface: SurfaceCodec;
   route: SurfaceRoute;
   body: unknown;
-  /** Client headers: only `x-simulate-*` fault-injection headers are ever forwarded upstream. */
+  /** Client headers: only `x-simulate-*` fault-injection headers are forwarded, to the built-in simulator only. */
   headers: HeaderMap;
   sink: ResponseSink;
   signal: AbortSignal;

@@ -24,8 +24,8 @@ export async function sendAttempt(
   timers: CallTimers,
   record: AttemptRecord,
 ): Promise<SendResult> {
-  forwardSimulationHeaders(call.headers, request);
   const deployment = attempt.step.deployment;
+  if (deployment.faultHeaders) forwardSimulationHeaders(call.headers, request);
   let response: UpstreamResponse;
   const pending = dispatch(deployment, request, timers.signal);
   // Once the request is on its way: the timer setup and the metering are not on its path.
@@ -124,7 +124,10 @@ const simulationHeaders = [
   'x-simulate-stream-cut-after',
 ] as const;
 
-/** Fault injection for the simulator travels through the gateway; nothing else from the client does. */
+/**
+ * Fault injection for the built-in simulator travels through the gateway; nothing else from the
+ * client does, and never to a real upstream (the caller checks): a real server might act on them.
+ */
 function forwardSimulationHeaders(headers: HeaderMap, request: UpstreamRequest): void {
   for (const name of simulationHeaders) {
     const value = headers[name];

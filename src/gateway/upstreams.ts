@@ -99,6 +99,7 @@ export class UpstreamRouter {
       baseUrl,
       apiKey: entry.apiKey ?? family.apiKey,
       model: entry.upstreamModel,
+      faultHeaders: entry.baseUrl === undefined && family.faultHeaders,
     });
   }
 
@@ -110,6 +111,7 @@ export class UpstreamRouter {
       baseUrl: spec.baseUrl ?? family.baseUrl,
       apiKey,
       model: spec.upstreamModel,
+      faultHeaders: spec.baseUrl === undefined && family.faultHeaders,
     });
   }
 
@@ -119,7 +121,7 @@ export class UpstreamRouter {
     family: FamilyId,
     weight: number,
     timeouts: TimeoutConfig,
-    target: { baseUrl: string | undefined; apiKey: string | undefined; model: string },
+    target: { baseUrl: string | undefined; apiKey: string | undefined; model: string; faultHeaders: boolean },
   ): Deployment {
     const simulated = target.baseUrl === undefined;
     return new Deployment({
@@ -134,6 +136,7 @@ export class UpstreamRouter {
       timeouts,
       breaker: new CircuitBreaker(this.#config.breaker),
       simulated,
+      faultHeaders: simulated || target.faultHeaders,
     });
   }
 

@@ -141,12 +141,20 @@ test('failures count toward the breaker: 5xx yes, 429 no (it cools the deploymen
   assert.equal(other.next()?.waitMs, 1500);
 });
 
-test('a rehearsal (fault-injection headers) calls each deployment once and moves no breaker', () => {
+test('a rehearsal (fault-injection headers) calls each deployment once and moves no simulated breaker', () => {
+  const clock = new ManualClock();
+  const b = deployment('b', { threshold: 1, simulated: true });
+  const plan = new AttemptPlan(route('B-1', [b], clock), testPolicy, clock, true);
+  assert.deepEqual(exhaust(plan, clock), ['B-1:b+0', 'done']);
+  assert.equal(b.breaker.state(clock.now()), 'closed');
+});
+
+test('a rehearsal on a real deployment: its failures are real (the headers never reach it)', () => {
   const clock = new ManualClock();
   const b = deployment('b', { threshold: 1 });
   const plan = new AttemptPlan(route('B-1', [b], clock), testPolicy, clock, true);
   assert.deepEqual(exhaust(plan, clock), ['B-1:b+0', 'done']);
-  assert.equal(b.breaker.state(clock.now()), 'closed');
+  assert.equal(b.breaker.state(clock.now()), 'open');
 });
 
 test('a model that cannot take the request is skipped; a non-retryable failure is final', () => {

@@ -9,8 +9,9 @@
  * chain can take a call; when none can, the request ignores the breakers (Envoy's "panic" rule):
  * failing every request for a whole cool-down would turn a short upstream blip into an outage.
  * A request carrying fault-injection headers (a rehearsal)
- * calls each deployment at most once and leaves breakers and cooling untouched: the fault is the
- * client's, not the upstream's.
+ * calls each deployment at most once and leaves the breakers and cooling of the deployments its
+ * headers reach (simulators) untouched: the fault is the client's, not the upstream's. The headers
+ * never reach a real upstream, so a real deployment's failures count as always.
  */
 import type { RetryConfig } from '../config/config.ts';
 import { GatewayError } from '../ir/index.ts';
@@ -188,7 +189,7 @@ export class AttemptPlan {
     this.#lastError = failure.error;
     const now = this.#clock.now();
     const notBefore = failure.retryAfterMs === undefined ? 0 : now + failure.retryAfterMs;
-    if (this.#rehearsal) {
+    if (this.#rehearses(deployment)) {
       deployment.breaker.release();
     } else {
       deployment.failures += failure.unhealthy ? 1 : 0;
@@ -210,7 +211,7 @@ export class AttemptPlan {
 
   /** The call's answer started reaching the client: no more attempts, the deployment is healthy. */
   answered(step: Step): void {
-    if (this.#rehearsal) step.deployment.breaker.release();
+    if (this.#rehearses(step.deployment)) step.deployment.breaker.release();
     else step.deployment.breaker.succeed();
   }
 
@@ -218,7 +219,7 @@ export class AttemptPlan {
   finish(step: Step, upstreamFailed: boolean): void {
     if (!this.#settle(step)) return;
     const deployment = step.deployment;
-    if (upstreamFailed && !this.#rehearsal) {
+    if (upstreamFailed && !this.#rehearses(deployment)) {
       deployment.failures++;
       deployment.breaker.fail(this.#clock.now());
     }
@@ -228,6 +229,11 @@ export class AttemptPlan {
   abandon(step: Step): void {
     if (!this.#settle(step)) return;
     step.deployment.breaker.release();
+  }
+
+  /** The client's fault headers reach this deployment (only simulators get them). */
+  #rehearses(deployment: Deployment): boolean {
+    return this.#rehearsal && deployment.faultHeaders;
   }
 
   /** Gives the call's in-flight slot back, once; false when it was already. */

@@ -22,6 +22,11 @@ export interface DeploymentSpec {
   breaker: CircuitBreaker;
   /** Served by the built-in simulator. */
   simulated: boolean;
+  /**
+   * The client's `x-simulate-*` fault headers reach it: the built-in simulator, or an upstream
+   * the operator declared a modelgate simulator (`faultHeaders`). Never a real upstream.
+   */
+  faultHeaders: boolean;
 }
 
 export class Deployment {
@@ -36,6 +41,7 @@ export class Deployment {
   readonly timeouts: TimeoutConfig;
   readonly breaker: CircuitBreaker;
   readonly simulated: boolean;
+  readonly faultHeaders: boolean;
   /** Calls under way. */
   inFlight = 0;
   /** Unix ms before which its last `retry-after` asked not to be called. */
@@ -54,6 +60,7 @@ export class Deployment {
     this.timeouts = spec.timeouts;
     this.breaker = spec.breaker;
     this.simulated = spec.simulated;
+    this.faultHeaders = spec.faultHeaders;
   }
 
   health(now: number): JsonObject {

@@ -44,7 +44,13 @@ export function entryNamed(name: string): ModelEntry {
 
 export function deployment(
   id: string,
-  options: { weight?: number; family?: FamilyId; model?: string; threshold?: number } = {},
+  options: {
+    weight?: number;
+    family?: FamilyId;
+    model?: string;
+    threshold?: number;
+    simulated?: boolean;
+  } = {},
 ): Deployment {
   return new Deployment({
     id,
@@ -55,7 +61,8 @@ export function deployment(
     weight: options.weight ?? 1,
     timeouts: { connectMs: 1000, firstByteMs: 1000, idleMs: 1000 },
     breaker: new CircuitBreaker({ failureThreshold: options.threshold ?? 5, cooldownMs: 5000 }),
-    simulated: false,
+    simulated: options.simulated ?? false,
+    faultHeaders: options.simulated ?? false,
   });
 }
 

@@ -5,6 +5,7 @@ import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import { GatewayError } from '../ir/index.ts';
 import type { Logger } from '../log/logger.ts';
 import type { RequestTimeline } from '../usage/request-timeline.ts';
+import { writeHead } from './write-head.ts';
 
 export function sendJson(
   response: ServerResponse,
@@ -13,10 +14,10 @@ export function sendJson(
   body: unknown,
 ): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, {
+  writeHead(response, status, {
     ...headers,
     'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
+    'content-length': String(Buffer.byteLength(text)),
   });
   response.end(text);
 }

@@ -1,5 +1,5 @@
 /** The embedded store (Node's built-in SQLite, WAL mode). Nothing else imports the driver. */
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 
@@ -73,11 +73,26 @@ const migrations: readonly string[] = [
 export type Database = DatabaseSync;
 
 export function openDatabase(path: string): Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') createPrivately(path);
   const database = new DatabaseSync(path);
   database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
   migrate(database);
   return database;
+}
+
+/**
+ * The store holds key hashes, budgets and the usage ledger: owner-only. A directory modelgate
+ * creates is 0700 and a new database file 0600 (created empty before SQLite opens it, which is a
+ * valid empty database); SQLite gives its `-wal` and `-shm` files the database file's mode. An
+ * existing file keeps the mode its owner gave it.
+ */
+function createPrivately(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }
 
 function migrate(database: Database): void {

@@ -148,6 +148,8 @@ test('no client, admin, upstream or created key, nor any key hash, in output, an
       MODELGATE_DB: databasePath,
       BETA_BASE_URL: simulator.url,
       BETA_API_KEY: upstreamKey,
+      // The B upstream is a `modelgate simulate` server: the fault headers may go to it.
+      BETA_FAULT_HEADERS: '1',
     },
     'modelgate listening on',
   );

@@ -62,6 +62,10 @@ before(async () => {
       ALPHA_BASE_URL: upstream.url,
       BETA_BASE_URL: upstream.url,
       GAMMA_BASE_URL: upstream.url,
+      // The recording upstream answers with the simulator: it takes the fault headers.
+      ALPHA_FAULT_HEADERS: '1',
+      BETA_FAULT_HEADERS: '1',
+      GAMMA_FAULT_HEADERS: '1',
       ...upstreamKeys,
     },
     proxiedConfig.path,

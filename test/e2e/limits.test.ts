@@ -32,6 +32,8 @@ before(async () => {
     MODELGATE_ADMIN_KEY: adminKey,
     BETA_BASE_URL: upstream.url,
     BETA_API_KEY: 'up-beta-limits-secret',
+    // The recording upstream answers with the simulator: it takes the fault headers.
+    BETA_FAULT_HEADERS: '1',
   });
 });
 
