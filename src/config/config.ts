@@ -124,5 +124,7 @@ export interface Config {
   upstreamConnections: number;
   simulator: SimulatorConfig;
   images: ImageFetchConfig;
+  /** Stored Responses API answers (`previous_response_id`, GET/DELETE): kept this long, then purged. */
+  responses: { retentionMs: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }

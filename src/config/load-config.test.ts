@@ -89,3 +89,12 @@ test('invalid files fail at start with messages that name the field', () => {
   assert.throws(() => loadConfig({ ALPHA_BASE_URL: 'ftp://x' }), /ALPHA_BASE_URL/);
   assert.throws(() => loadConfig({ PORT: 'abc' }), /PORT/);
 });
+
+test('responses.retentionDays: 30 days unless configured; not positive is refused', () => {
+  assert.equal(loadConfig({}).responses.retentionMs, 30 * 86_400_000);
+  assert.equal(
+    loadConfig({}, writeConfig('responses: { retentionDays: 0.5 }')).responses.retentionMs,
+    43_200_000,
+  );
+  assert.throws(() => loadConfig({}, writeConfig('responses: { retentionDays: 0 }')), ConfigError);
+});

@@ -44,12 +44,18 @@ export interface GatewayErrorOptions {
   retryAfterSeconds?: number;
   /** For logs only: never sent to a client. */
   cause?: unknown;
+  /**
+   * The error code to show where the kind's default code would mislead (A `code`: a missing stored
+   * response is not `model_not_found`). Families whose errors have no such code ignore it.
+   */
+  code?: string | null;
 }
 
 export class GatewayError extends Error {
   readonly kind: GatewayErrorKind;
   readonly param: string | undefined;
   readonly retryAfterSeconds: number | undefined;
+  readonly code: string | null | undefined;
 
   /** `message` must be safe to show a client: no keys, no upstream URLs. */
   constructor(kind: GatewayErrorKind, message: string, options: GatewayErrorOptions = {}) {
@@ -58,6 +64,7 @@ export class GatewayError extends Error {
     this.kind = kind;
     this.param = options.param;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.code = options.code;
   }
 
   get status(): number {

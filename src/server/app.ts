@@ -20,13 +20,15 @@ import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Database } from '../store/database.ts';
+import type { ResponseStore } from '../store/response-store.ts';
 import { RequestTimeline, timedSink } from '../usage/request-timeline.ts';
 import { adminRoute, type Answer } from './admin-route.ts';
 import { pathOf, safePath, sendError, sendJson } from './answers.ts';
 import { modelsRoute } from './models-route.ts';
 import { createNodeSink } from './node-sink.ts';
 import { isJsonContentType, parseJsonBody, readBody } from './read-body.ts';
-import { responsesTurn } from './responses-turn.ts';
+import { storedResponsesRoute, isStoredResponsePath } from './responses-route.ts';
+import { beginResponsesTurn } from './responses-turn.ts';
 import { matchSurface, repeatedHeader, surfaceForUnknownPath } from './surface-for-path.ts';
 
 export interface AppDependencies extends ChatDependencies {
@@ -43,6 +45,8 @@ export interface AppDependencies extends ChatDependencies {
   };
   /** Unix milliseconds (key expiry, limits); injectable for tests. */
   clock?: () => number;
+  /** Stored Responses API answers; without it nothing is kept and continuations are not found. */
+  responses?: ResponseStore;
 }
 
 export interface RequestHandler {
@@ -172,6 +176,11 @@ async function route(
     else methodNotAllowed(defaultSurface, request.method, pathname, 'GET', answer, baseHeaders);
     return;
   }
+  if (isStoredResponsePath(pathname)) {
+    const stored = { keys: dependencies.keys, store: dependencies.responses, clock: state.clock };
+    storedResponsesRoute(request, pathname, search, stored, answer);
+    return;
+  }
   if (pathname === '/admin' || pathname.startsWith('/admin/')) {
     await adminRoute(request, pathname, search, state.admin, dependencies.logger, answer);
     return;
@@ -240,19 +249,23 @@ async function route(
       controller.abort('client_abort');
     }
     // The Responses API answers with its own ids and keeps what it answered (responses-turn.ts).
-    const turn = surface.id === 'responses' ? responsesTurn(body, key.id, state.clock()) : undefined;
+    const turn =
+      surface.id === 'responses'
+        ? beginResponsesTurn(body, key.id, dependencies.responses, state.clock(), dependencies.logger)
+        : undefined;
     const call: ChatCall = {
       surface,
       route: match.route,
-      body,
+      body: turn?.body ?? body,
       headers: request.headers,
       sink,
       signal: controller.signal,
       clientId: key.id,
       onAttempt: timeline.recordAttempt,
     };
-    if (turn !== undefined) call.turn = turn;
+    if (turn !== undefined) call.turn = turn.turn;
     await handleChat(call, dependencies, context);
+    turn?.finish();
   } catch (error) {
     if (key !== undefined && !context.limitsReported && !response.headersSent) {
       await describeLimits(

@@ -1,12 +1,82 @@
 /**
- * One Responses API request's turn: the id and time the answer carries, and the client's body the
- * answer echoes.
+ * One Responses API request's turn: the id and time its answer carries, the client's body the
+ * answer echoes, and what modelgate keeps. A `previous_response_id` is looked up (the one store
+ * read before the call) and the conversation it ended is put before the new input; the answer is
+ * stored after it was sent, unless the client said `store: false`.
  */
 import type { SurfaceTurn } from '../families/codec.ts';
 import { generateId } from '../gateway/ids.ts';
-import { isJsonObject } from '../ir/index.ts';
+import { GatewayError, invalidRequest, isJsonObject, type JsonObject, type JsonValue } from '../ir/index.ts';
+import type { Logger } from '../log/logger.ts';
+import type { ResponseStore } from '../store/response-store.ts';
 
-export function responsesTurn(body: unknown, _keyId: string, now: number): SurfaceTurn | undefined {
+export interface ResponsesTurn {
+  turn: SurfaceTurn;
+  /** The body the surface decodes: the client's, its input preceded by the earlier conversation. */
+  body: JsonObject;
+  /** After the answer: keep it (when it finished and the client did not say `store: false`). */
+  finish(): void;
+}
+
+/** A string input is one user message, as the API itself records it. */
+function inputItems(input: JsonValue | undefined): JsonValue[] {
+  if (typeof input === 'string') {
+    return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];
+  }
+  return Array.isArray(input) ? input : [];
+}
+
+export function beginResponsesTurn(
+  body: unknown,
+  keyId: string,
+  store: ResponseStore | undefined,
+  now: number,
+  logger: Logger,
+): ResponsesTurn | undefined {
+  // Not an object: the surface's decoder answers with the 400.
   if (!isJsonObject(body)) return undefined;
-  return { id: generateId('resp_'), createdAt: Math.floor(now / 1000), body };
+  let history: JsonValue[] = [];
+  const previousId = body.previous_response_id;
+  if (previousId !== undefined && previousId !== null) {
+    if (typeof previousId !== 'string')
+      throw invalidRequest('previous_response_id: expected a string', 'previous_response_id');
+    const previous = store?.get(previousId, keyId);
+    if (previous === undefined) {
+      throw invalidRequest(`Previous response with id '${previousId}' not found.`, 'previous_response_id');
+    }
+    const output = previous.response.output;
+    history = [...previous.inputItems, ...(Array.isArray(output) ? output : [])];
+  }
+  const conversation = history.length === 0 ? undefined : [...history, ...inputItems(body.input)];
+  let answer: JsonObject | undefined;
+  const turn: SurfaceTurn = {
+    id: generateId('resp_'),
+    createdAt: Math.floor(now / 1000),
+    body,
+    onFinished: (finished) => {
+      answer = finished;
+    },
+  };
+  return {
+    turn,
+    body: conversation === undefined ? body : { ...body, input: conversation },
+    finish: () => {
+      if (answer === undefined || store === undefined || body.store === false) return;
+      try {
+        store.put(keyId, {
+          id: turn.id,
+          inputItems: conversation ?? inputItems(body.input),
+          response: answer,
+        });
+      } catch (error) {
+        // The client has its answer; only a later continuation will miss it.
+        logger.warn('response not stored', { cause: error instanceof Error ? error.message : 'unknown' });
+      }
+    },
+  };
+}
+
+/** `GatewayError` for a response id this key cannot see (never says whether another key has it). */
+export function responseNotFound(id: string): GatewayError {
+  return new GatewayError('not_found', `Response with id '${id}' not found.`, { code: null });
 }

@@ -10,6 +10,7 @@ import { createLogger, type Logger } from '../log/logger.ts';
 import { createSimulator } from '../simulator/simulator.ts';
 import { createSimulatorTransport } from '../simulator/transport.ts';
 import { openDatabase } from '../store/database.ts';
+import { ResponseStore } from '../store/response-store.ts';
 import { createHttpTransport } from '../upstream/http-transport.ts';
 import { createRequestHandler } from './app.ts';
 import { guardInFlight } from './overload.ts';
@@ -43,6 +44,19 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
     timeToFirstTokenMs: config.simulator.timeToFirstTokenMs,
     interTokenDelayMs: config.simulator.interTokenDelayMs,
   });
+  const responses = new ResponseStore(database, config.responses.retentionMs);
+  // Expired answers are purged at start and hourly (off the request path; the timer never holds the process).
+  const purge = (): void => {
+    try {
+      responses.purge();
+    } catch (error) {
+      log.warn('purging expired responses failed', {
+        cause: error instanceof Error ? error.message : 'unknown',
+      });
+    }
+  };
+  purge();
+  const purgeTimer = setInterval(purge, 3_600_000).unref();
   const upstreams = new UpstreamRouter(config, createHttpTransport, createSimulatorTransport(simulator));
   const handler = createRequestHandler({
     admission,
@@ -53,6 +67,7 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
     models: new ModelResolver(config),
     upstreams,
     images: new ImageFetcher(config.images),
+    responses,
     strictOutputTokens: config.strictOutputTokens,
     health: () => ({ ...upstreams.health(), in_flight: guard.inFlight, shed: guard.shed }),
   });
@@ -96,6 +111,7 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
         await handler.drain(config.drainTimeoutMs);
         server.closeAllConnections();
         await closed;
+        clearInterval(purgeTimer);
         ledger.close();
         await upstreams.close();
         database.close();

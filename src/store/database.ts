@@ -68,6 +68,16 @@ const migrations: readonly string[] = [
   `ALTER TABLE usage_ledger ADD COLUMN deployment TEXT`,
   // 1 when the tokens were counted by the gateway (a stream that ended early), not reported upstream.
   `ALTER TABLE usage_ledger ADD COLUMN usage_estimated INTEGER NOT NULL DEFAULT 0`,
+  // Stored Responses API answers (previous_response_id, GET/DELETE /v1/responses/{id}), per key.
+  `CREATE TABLE responses (
+     id TEXT PRIMARY KEY,
+     key_id TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     input_items TEXT NOT NULL,
+     response TEXT NOT NULL
+   );
+   CREATE INDEX responses_expiry ON responses (expires_at);`,
 ];
 
 export type Database = DatabaseSync;

@@ -9,21 +9,52 @@ import { generateText, streamText } from 'ai';
 import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { alphaAuth, parseSse, post } from '../helpers/e2e.ts';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
+import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
+import { startTestGateway, testClientKey, type TestGateway } from '../helpers/test-gateway.ts';
 
 const models = ['A-2', 'B-1', 'C-1'] as const;
+const otherKey = 'mg-test-other-client-key-987654';
 
+let upstream: RecordingUpstream;
 let gateway: TestGateway;
 let client: OpenAI;
+/** The same gateway as another client key. */
+let other: OpenAI;
 
 before(async () => {
-  gateway = await startTestGateway({ LOG_LEVEL: 'silent' });
+  // Every family's upstream records what it was sent and answers with the simulator.
+  upstream = await startRecordingUpstream();
+  gateway = await startTestGateway({
+    LOG_LEVEL: 'silent',
+    MODELGATE_KEYS: `${testClientKey},${otherKey}`,
+    ALPHA_BASE_URL: upstream.url,
+    BETA_BASE_URL: upstream.url,
+    GAMMA_BASE_URL: upstream.url,
+    ALPHA_API_KEY: 'up-a',
+    BETA_API_KEY: 'up-b',
+    GAMMA_API_KEY: 'up-c',
+  });
   client = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+  other = new OpenAI({ apiKey: otherKey, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
 });
 
 after(async () => {
   await gateway.close();
+  await upstream.close();
 });
+
+/** The texts of every message the last upstream request carried, whatever its family's shape. */
+function lastUpstreamTexts(): string {
+  return upstream.requests.at(-1)?.body ?? '';
+}
+
+const weatherTool = {
+  type: 'function' as const,
+  name: 'get_weather',
+  description: 'Weather for a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  strict: false,
+};
 
 describe('text, non-streamed and streamed, every family', () => {
   for (const model of models) {
@@ -161,6 +192,194 @@ describe('errors in the A shape', () => {
     });
     assert.equal(answer.status, 200);
     assert.ok(answer.headers.get('x-ratelimit-limit-requests') !== null);
+  });
+});
+
+describe('function tools: the loop with function_call_output, every family', () => {
+  for (const model of models) {
+    test(`${model}: a call, then its output sent back as items`, async () => {
+      const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: 'Weather in Paris?' }];
+      const first = await client.responses.create({
+        model,
+        input,
+        tools: [weatherTool],
+        tool_choice: 'required',
+      });
+      const call = first.output.find((item) => item.type === 'function_call');
+      assert.ok(call?.type === 'function_call', JSON.stringify(first.output));
+      assert.equal(call.name, 'get_weather');
+      assert.match(call.id ?? '', /^fc_/);
+      assert.equal(call.status, 'completed');
+      assert.ok(typeof (JSON.parse(call.arguments) as { city: unknown }).city === 'string');
+      const second = await client.responses.create({
+        model,
+        tools: [weatherTool],
+        input: [
+          ...input,
+          // The call goes back as an input item, as the Agents SDK and Codex replay it.
+          call,
+          { type: 'function_call_output', call_id: call.call_id, output: '18C, sunny' },
+        ],
+      });
+      assert.equal(second.status, 'completed');
+      assert.ok(second.output_text.length > 0);
+      // The result reached the model's upstream, tied to the call (C ties results by name, not id).
+      assert.ok(lastUpstreamTexts().includes('18C, sunny'));
+      assert.ok(lastUpstreamTexts().includes(model === 'C-1' ? '"name":"get_weather"' : call.call_id));
+    });
+
+    test(`${model}: a streamed call: arguments deltas add up to the done event`, async () => {
+      const stream = await client.responses.create({
+        model,
+        input: 'Weather in Rome?',
+        tools: [weatherTool],
+        tool_choice: { type: 'function', name: 'get_weather' },
+        stream: true,
+      });
+      let deltas = '';
+      let done: string | undefined;
+      let item: OpenAI.Responses.ResponseOutputItem | undefined;
+      for await (const event of stream) {
+        if (event.type === 'response.function_call_arguments.delta') deltas += event.delta;
+        if (event.type === 'response.function_call_arguments.done') done = event.arguments;
+        if (event.type === 'response.output_item.done') item = event.item;
+      }
+      assert.equal(done, deltas);
+      assert.ok(item?.type === 'function_call');
+      assert.equal(item.arguments, deltas);
+    });
+  }
+});
+
+describe('stored responses: previous_response_id, retrieve, delete', () => {
+  for (const model of models) {
+    test(`${model}: a continuation carries the earlier turn; a tool loop by previous_response_id`, async () => {
+      const first = await client.responses.create({
+        model,
+        instructions: 'Be brief.',
+        input: 'My name is Ada Lovelace.',
+        tools: [weatherTool],
+        tool_choice: 'required',
+      });
+      const call = first.output.find((item) => item.type === 'function_call');
+      assert.ok(call?.type === 'function_call');
+      const second = await client.responses.create({
+        model,
+        previous_response_id: first.id,
+        input: [{ type: 'function_call_output', call_id: call.call_id, output: '21C' }],
+      });
+      assert.equal(second.status, 'completed');
+      assert.equal(second.previous_response_id, first.id);
+      const sent = lastUpstreamTexts();
+      assert.ok(sent.includes('My name is Ada Lovelace.'), 'the first input went upstream again');
+      assert.ok(sent.includes('21C'));
+      // Instructions are not carried over (as the API does): only the new request's count.
+      assert.ok(!sent.includes('Be brief.'));
+      const streamed = await client.responses.create({
+        model,
+        previous_response_id: second.id,
+        input: 'And my name?',
+        stream: true,
+      });
+      let completed: OpenAI.Responses.Response | undefined;
+      for await (const event of streamed) if (event.type === 'response.completed') completed = event.response;
+      assert.ok(completed !== undefined);
+      const last = lastUpstreamTexts();
+      for (const said of ['My name is Ada Lovelace.', '21C', second.output_text, 'And my name?'])
+        assert.ok(last.includes(said), `upstream got ${JSON.stringify(said)}`);
+      // A streamed answer is stored too, as the client saw it.
+      const retrieved = await client.responses.retrieve(completed.id);
+      assert.deepEqual(retrieved.output, completed.output);
+      assert.deepEqual(retrieved.usage, completed.usage);
+    });
+  }
+
+  test('retrieve gives the answer as created; delete removes it; input_items lists the input', async () => {
+    const created = await client.responses.create({
+      model: 'A-2',
+      input: 'Remember this',
+      metadata: { run: '7' },
+    });
+    const retrieved = await client.responses.retrieve(created.id);
+    assert.deepEqual({ ...retrieved, output_text: '' }, { ...created, output_text: '' });
+    assert.deepEqual(retrieved.metadata, { run: '7' });
+    const items = await client.responses.inputItems.list(created.id);
+    assert.equal(items.data.length, 1);
+    const [item] = items.data;
+    assert.ok(item?.type === 'message');
+    assert.deepEqual(item.content, [{ type: 'input_text', text: 'Remember this' }]);
+    const deleted = await post(gateway.url, `/v1/responses/${created.id}`, alphaAuth(gateway.key), '');
+    assert.equal(deleted.status, 405, 'POST is not a method of a stored response');
+    assert.equal(deleted.headers.get('allow'), 'GET, DELETE');
+    const answer = await fetch(`${gateway.url}/v1/responses/${created.id}`, {
+      method: 'DELETE',
+      headers: alphaAuth(gateway.key),
+    });
+    assert.equal(answer.status, 200);
+    assert.deepEqual(await answer.json(), { id: created.id, object: 'response', deleted: true });
+    await assert.rejects(client.responses.retrieve(created.id), OpenAI.NotFoundError);
+    await assert.rejects(client.responses.delete(created.id), OpenAI.NotFoundError);
+  });
+
+  test('another key gets 404 and cannot continue; the owner still can', async () => {
+    const created = await client.responses.create({ model: 'B-1', input: 'Secret plans' });
+    await assert.rejects(other.responses.retrieve(created.id), (error: unknown) => {
+      assert.ok(error instanceof OpenAI.NotFoundError);
+      assert.equal((error.error as { code: unknown }).code, null);
+      return true;
+    });
+    await assert.rejects(other.responses.delete(created.id), OpenAI.NotFoundError);
+    await assert.rejects(
+      other.responses.create({ model: 'B-1', previous_response_id: created.id, input: 'Tell me' }),
+      (error: unknown) => error instanceof OpenAI.BadRequestError && error.param === 'previous_response_id',
+    );
+    const owner = await client.responses.retrieve(created.id);
+    assert.equal(owner.id, created.id);
+  });
+
+  test('store: false is not kept', async () => {
+    const created = await client.responses.create({ model: 'C-1', input: 'Forget me', store: false });
+    await assert.rejects(client.responses.retrieve(created.id), OpenAI.NotFoundError);
+    await assert.rejects(
+      client.responses.create({ model: 'C-1', previous_response_id: created.id, input: 'x' }),
+      OpenAI.BadRequestError,
+    );
+  });
+});
+
+describe('failures and warnings', () => {
+  test('an upstream stream cut mid-answer ends with error then response.failed', async () => {
+    upstream.script.push({
+      status: 200,
+      body: [
+        'data: {"id":"chatcmpl-x","object":"chat.completion.chunk","created":1,"model":"up","choices":[{"index":0,"delta":{"role":"assistant","content":"Hel"},"finish_reason":null}]}\n\n',
+      ],
+    });
+    const stream = await client.responses.create({ model: 'A-2', input: 'Hi', stream: true });
+    const events: ResponseStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    assert.deepEqual(
+      events.slice(-2).map((event) => event.type),
+      ['error', 'response.failed'],
+    );
+    const failed = events.at(-1);
+    assert.ok(failed?.type === 'response.failed');
+    assert.equal(failed.response.status, 'failed');
+    assert.ok(failed.response.error?.message);
+    await assert.rejects(client.responses.retrieve(failed.response.id), OpenAI.NotFoundError);
+  });
+
+  test('fields no upstream receives are named in a warning header', async () => {
+    const answer = await post(gateway.url, '/v1/responses', alphaAuth(gateway.key), {
+      model: 'B-1',
+      input: 'x',
+      max_tool_calls: 2,
+      text: { format: { type: 'json_object' } },
+    });
+    assert.equal(answer.status, 200, answer.text);
+    const warning = answer.headers.get('warning') ?? '';
+    assert.match(warning, /max_tool_calls is not supported/);
+    assert.match(warning, /response_format has no equivalent for beta models/);
   });
 });
 

@@ -30,7 +30,8 @@ const wireByKind = {
 
 export function errorBody(error: GatewayError): AlphaErrorBody {
   const wire = wireByKind[error.kind];
-  return { error: { message: error.message, type: wire.type, param: error.param ?? null, code: wire.code } };
+  const code = error.code === undefined ? wire.code : error.code;
+  return { error: { message: error.message, type: wire.type, param: error.param ?? null, code } };
 }
 
 export function encodeError(error: GatewayError): WireError {

@@ -1,0 +1,118 @@
+/**
+ * The stored side of the Responses API: `GET /v1/responses/{id}`, `DELETE /v1/responses/{id}` and
+ * `GET /v1/responses/{id}/input_items`, in Family A's shapes, with A's bearer key. A key reaches
+ * only the responses it created: any other id answers 404, whether or not another key has it.
+ */
+import type { IncomingMessage } from 'node:http';
+import { responsesSurface } from '../families/responses/index.ts';
+import { GatewayError, isJsonObject, type JsonObject, type JsonValue } from '../ir/index.ts';
+import type { ClientKeys } from '../keys/client-keys.ts';
+import type { ResponseStore } from '../store/response-store.ts';
+import type { Answer } from './admin-route.ts';
+import { safePath } from './answers.ts';
+import { responseNotFound } from './responses-turn.ts';
+
+export interface StoredResponsesDependencies {
+  keys: ClientKeys;
+  store: ResponseStore | undefined;
+  clock: () => number;
+}
+
+const prefix = '/v1/responses/';
+
+/** Is this path one of the stored-response routes? */
+export function isStoredResponsePath(pathname: string): boolean {
+  return pathname.startsWith(prefix) && pathname.length > prefix.length;
+}
+
+export function storedResponsesRoute(
+  request: IncomingMessage,
+  pathname: string,
+  search: URLSearchParams,
+  dependencies: StoredResponsesDependencies,
+  answer: Answer,
+): void {
+  const fail = (error: GatewayError, headers: Record<string, string> = {}): void => {
+    const wire = responsesSurface.encodeError(error);
+    answer(wire.status, wire.body, { ...wire.headers, ...headers });
+  };
+  const rest = pathname.slice(prefix.length);
+  const slash = rest.indexOf('/');
+  const id = slash === -1 ? rest : rest.slice(0, slash);
+  const sub = slash === -1 ? '' : rest.slice(slash);
+  if (sub !== '' && sub !== '/input_items') {
+    fail(new GatewayError('unknown_route', `No route for ${request.method ?? ''} ${safePath(pathname)}`));
+    return;
+  }
+  const allow = sub === '' ? 'GET, DELETE' : 'GET';
+  if (request.method !== 'GET' && !(request.method === 'DELETE' && sub === '')) {
+    fail(
+      new GatewayError(
+        'method_not_allowed',
+        `${request.method ?? ''} is not allowed on ${safePath(pathname)}: use ${allow}`,
+      ),
+      { allow },
+    );
+    return;
+  }
+  const key = dependencies.keys.authenticate(
+    responsesSurface.readClientKey(request.headers, search),
+    dependencies.clock(),
+  );
+  if (key === undefined) {
+    fail(new GatewayError('authentication', 'Invalid or missing API key'));
+    return;
+  }
+  const store = dependencies.store;
+  if (request.method === 'DELETE') {
+    if (store?.delete(id, key.id) === true) answer(200, { id, object: 'response', deleted: true });
+    else fail(responseNotFound(id));
+    return;
+  }
+  const stored = store?.get(id, key.id);
+  if (stored === undefined) {
+    fail(responseNotFound(id));
+    return;
+  }
+  if (sub === '') answer(200, stored.response);
+  else {
+    try {
+      answer(200, inputItemsPage(id, stored.inputItems, search));
+    } catch (error) {
+      if (error instanceof GatewayError) fail(error);
+      else throw error;
+    }
+  }
+}
+
+/** The `input_items` list page (`order` desc by default, `limit` 1–100, `after` an item id). */
+function inputItemsPage(id: string, items: readonly JsonValue[], search: URLSearchParams): JsonObject {
+  const order = search.get('order') ?? 'desc';
+  if (order !== 'asc' && order !== 'desc') {
+    throw new GatewayError('invalid_request', 'order: expected "asc" or "desc"', { param: 'order' });
+  }
+  const limitText = search.get('limit') ?? '20';
+  const limit = Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+    throw new GatewayError('invalid_request', 'limit: expected an integer from 1 to 100', { param: 'limit' });
+  }
+  // Items the client sent without an id get a stable one, as the API gives every stored item.
+  const withIds = items.map((item, index): JsonValue =>
+    isJsonObject(item) && typeof item.id !== 'string'
+      ? { id: `${id.replace(/^resp_/, 'item_')}_${index}`, ...item }
+      : item,
+  );
+  const ordered = order === 'asc' ? withIds : [...withIds].reverse();
+  const after = search.get('after');
+  const start = after === null ? 0 : ordered.findIndex((item) => isJsonObject(item) && item.id === after) + 1;
+  const data = ordered.slice(start, start + limit);
+  const idOf = (item: JsonValue | undefined): JsonValue =>
+    isJsonObject(item) && typeof item.id === 'string' ? item.id : null;
+  return {
+    object: 'list',
+    data,
+    first_id: idOf(data[0]),
+    last_id: idOf(data[data.length - 1]),
+    has_more: start + limit < ordered.length,
+  };
+}
