@@ -6,6 +6,7 @@
 import type { ChatRequest, FinishReason, ImagePart, Message, ToolDefinition, Usage } from '../ir/index.ts';
 import { hashString } from './hash.ts';
 import { naturalText, toPieces, trimWords, type Piece } from './reply-text.ts';
+import { promptedArguments } from './prompted-arguments.ts';
 import { sampleArguments } from './schema-sample.ts';
 import type { TokenCountCache } from './token-cache.ts';
 
@@ -54,7 +55,7 @@ export function planReply(request: ChatRequest, deps: PlanDependencies): ReplyPl
     choices.push(
       tools.length === 0
         ? planText(request, lead, (seed + Math.imul(index, candidateStride)) >>> 0, deps.counter)
-        : planCalls(request, tools, deps),
+        : planCalls(request, tools, lastUser, deps),
     );
   }
   let outputTokens = 0;
@@ -177,11 +178,13 @@ function findStop(
 
 /**
  * A tool turn. Unforced (`auto`), the model first says what it is about to do, as real models do;
- * forced (`required` or a named tool), it only calls.
+ * forced (`required` or a named tool), it only calls. Arguments the user spelled out after the
+ * tool's name are used as given; otherwise they are sampled from the schema.
  */
 function planCalls(
   request: ChatRequest,
   tools: readonly ToolDefinition[],
+  lastUser: string,
   deps: PlanDependencies,
 ): ChoicePlan {
   const forced = request.toolChoice?.type === 'required' || request.toolChoice?.type === 'tool';
@@ -189,7 +192,7 @@ function planCalls(
   let outputTokens = 0;
   for (const piece of pieces) outputTokens += piece.tokens;
   const calls = tools.map((tool): ToolCallPlan => {
-    const args = JSON.stringify(sampleArguments(tool.parameters));
+    const args = JSON.stringify(promptedArguments(lastUser, tool.name) ?? sampleArguments(tool.parameters));
     outputTokens += deps.counter.count(tool.name) + deps.counter.count(args);
     return { id: deps.newToolCallId(), name: tool.name, arguments: args, fragments: splitFragments(args) };
   });
