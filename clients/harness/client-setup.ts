@@ -41,12 +41,21 @@ export function geminiCli(gatewayUrl: string): ClientSetup {
   };
 }
 
-/** Codex reads its provider from `$CODEX_HOME/config.toml` (default `~/.codex`). */
+/**
+ * Codex reads its provider from `$CODEX_HOME/config.toml` (default `~/.codex`). Two lines besides
+ * the provider: its hosted web search runs inside the provider's own service, which no gateway
+ * (and no loopback-only run) has, so it is off; and its sub-agent tools come as a `namespace` tool,
+ * which modelgate's Responses surface refuses today (a 400 naming `tools[4].type`), so they are off.
+ */
 export function codexCli(gatewayUrl: string, model: string): ClientSetup {
   const config = [
     `model = "${model}"`,
     'model_provider = "modelgate"',
     'check_for_update_on_startup = false',
+    'web_search = "disabled"',
+    '',
+    '[agents]',
+    'enabled = false',
     '',
     '[model_providers.modelgate]',
     'name = "modelgate"',

@@ -17,7 +17,7 @@ interface AgentsReport {
 }
 
 const modes = [
-  { api: 'responses', path: '/v1/responses', surface: 'alpha' },
+  { api: 'responses', path: '/v1/responses', surface: 'responses' },
   { api: 'chat_completions', path: '/v1/chat/completions', surface: 'alpha' },
 ] as const;
 const models = ['A-2', 'B-1', 'C-1'];

@@ -37,6 +37,6 @@ for (const model of models) {
       result.exchanges.every((exchange) => exchange.path === '/v1/responses' && exchange.stream === true),
       result.explain(),
     );
-    await assertLedger(result, 'alpha', model);
+    await assertLedger(result, 'responses', model);
   });
 }
