@@ -251,6 +251,46 @@ describe('function tools: the loop with function_call_output, every family', () 
   }
 });
 
+describe('namespace tools (as Codex sends its sub-agent tools)', () => {
+  for (const model of models) {
+    test(`${model}: a member is called by name and namespace, and the call replays`, async () => {
+      const tools: OpenAI.Responses.Tool[] = [
+        {
+          type: 'namespace',
+          name: 'agents',
+          description: 'Sub-agents you can start.',
+          tools: [{ type: 'function', name: 'spawn_agent', parameters: weatherTool.parameters }],
+        },
+      ];
+      const first = await client.responses.create({
+        model,
+        input: 'Start an agent for Paris',
+        tools,
+        tool_choice: 'required',
+      });
+      const call = first.output.find((item) => item.type === 'function_call');
+      assert.ok(call?.type === 'function_call', JSON.stringify(first.output));
+      assert.equal(call.name, 'spawn_agent');
+      assert.equal(call.namespace, 'agents');
+      assert.ok(
+        lastUpstreamTexts().includes('agents__spawn_agent'),
+        'the upstream saw one flat function name',
+      );
+      const second = await client.responses.create({
+        model,
+        tools,
+        input: [
+          { role: 'user', content: 'Start an agent for Paris' },
+          call,
+          { type: 'function_call_output', call_id: call.call_id, output: 'agent-42 started' },
+        ],
+      });
+      assert.equal(second.status, 'completed');
+      assert.ok(lastUpstreamTexts().includes('agent-42 started'));
+    });
+  }
+});
+
 describe('stored responses: previous_response_id, retrieve, delete', () => {
   for (const model of models) {
     test(`${model}: a continuation carries the earlier turn; a tool loop by previous_response_id`, async () => {

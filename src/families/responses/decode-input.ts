@@ -17,6 +17,7 @@ import {
 } from '../../ir/index.ts';
 import { decodeImageUrl } from '../alpha/decode-content.ts';
 import { optionalString, requireArray, requireObject, requireString } from '../shared/validate.ts';
+import { namespacedName } from './namespaces.ts';
 
 export interface DecodedInput {
   system: TextPart[];
@@ -55,7 +56,9 @@ function decodeItem(state: InputState, item: JsonObject, path: string): void {
       return;
     case 'function_call': {
       const callId = requireString(item.call_id, `${path}.call_id`);
-      const name = requireString(item.name, `${path}.name`);
+      const bare = requireString(item.name, `${path}.name`);
+      const namespace = optionalString(item.namespace, `${path}.namespace`);
+      const name = namespace === undefined ? bare : namespacedName(namespace, bare);
       const raw = item.arguments;
       const args =
         raw === undefined || raw === null ? '' : typeof raw === 'string' ? raw : JSON.stringify(raw);

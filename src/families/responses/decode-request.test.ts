@@ -190,3 +190,41 @@ test('bad input is a 400 naming the field', () => {
   assert.equal(refusal({ model: 'm', input: 'x', background: true }).param, 'background');
   assert.equal(refusal({ model: 'm', input: 'x', store: 'yes' }).param, 'store');
 });
+
+test('a namespace tool becomes one function per member; a replayed call joins its namespace', () => {
+  const request = decode({
+    model: 'm',
+    tools: [
+      {
+        type: 'namespace',
+        name: 'agents',
+        description: 'Sub-agents.',
+        tools: [
+          { type: 'function', name: 'spawn', description: 'Start one.', parameters: { type: 'object' } },
+          { type: 'function', name: 'wait', parameters: { type: 'object' } },
+        ],
+      },
+    ],
+    input: [
+      { role: 'user', content: 'Go' },
+      { type: 'function_call', call_id: 'c1', namespace: 'agents', name: 'spawn', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'c1', output: 'started' },
+    ],
+  });
+  assert.deepEqual(request.tools, [
+    { name: 'agents__spawn', description: 'Sub-agents.\n\nStart one.', parameters: { type: 'object' } },
+    { name: 'agents__wait', description: 'Sub-agents.', parameters: { type: 'object' } },
+  ]);
+  assert.deepEqual(request.messages[1], {
+    role: 'assistant',
+    content: [{ type: 'tool-call', id: 'c1', name: 'agents__spawn', arguments: '{}' }],
+  });
+  assert.equal(
+    refusal({
+      model: 'm',
+      input: 'x',
+      tools: [{ type: 'namespace', name: 'n', tools: [{ type: 'custom', name: 'c' }] }],
+    }).param,
+    'tools[0].tools[0].type',
+  );
+});

@@ -1,8 +1,10 @@
 /**
  * Responses `tools` and `tool_choice` → IR tools. Function tools are flat here
  * (`{type:"function", name, parameters}`), not nested under `function` as on chat completions.
- * Built-in tools (web_search, file_search, code_interpreter…) run inside the provider's Responses
- * service: no chat upstream can run them, so they are a clear 400.
+ * `namespace` tools (a named group of functions, as Codex sends its sub-agent tools) become one
+ * function per member, named `namespace__name` (see namespaces.ts). Built-in tools (web_search,
+ * file_search, code_interpreter…) run inside the provider's Responses service: no chat upstream can
+ * run them, so they are a clear 400.
  */
 import {
   invalidRequest,
@@ -18,6 +20,7 @@ import {
   requireObject,
   requireString,
 } from '../shared/validate.ts';
+import { namespacedName } from './namespaces.ts';
 
 function builtInRefusal(type: JsonValue | undefined, path: string): never {
   throw invalidRequest(
@@ -26,14 +29,16 @@ function builtInRefusal(type: JsonValue | undefined, path: string): never {
   );
 }
 
-function decodeTool(value: JsonValue, path: string): ToolDefinition {
-  const tool = requireObject(value, path);
-  if (tool.type !== 'function') builtInRefusal(tool.type, `${path}.type`);
+function decodeFunction(tool: JsonObject, path: string, namespace?: string): ToolDefinition {
   const parameters =
     tool.parameters === undefined || tool.parameters === null
       ? { type: 'object', properties: {} }
       : requireObject(tool.parameters, `${path}.parameters`);
-  const definition: ToolDefinition = { name: requireString(tool.name, `${path}.name`), parameters };
+  const name = requireString(tool.name, `${path}.name`);
+  const definition: ToolDefinition = {
+    name: namespace === undefined ? name : namespacedName(namespace, name),
+    parameters,
+  };
   const description = optionalString(tool.description, `${path}.description`);
   if (description !== undefined) definition.description = description;
   const strict = optionalBoolean(tool.strict, `${path}.strict`);
@@ -41,9 +46,37 @@ function decodeTool(value: JsonValue, path: string): ToolDefinition {
   return definition;
 }
 
+/** A namespace's functions; its description leads each member's, so the model still reads it. */
+function decodeNamespace(tool: JsonObject, path: string): ToolDefinition[] {
+  const namespace = requireString(tool.name, `${path}.name`);
+  const about = optionalString(tool.description, `${path}.description`);
+  return requireArray(tool.tools, `${path}.tools`).map((member, index) => {
+    const memberPath = `${path}.tools[${index}]`;
+    const inner = requireObject(member, memberPath);
+    if (inner.type !== 'function') {
+      throw invalidRequest(
+        `${memberPath}.type: only "function" tools are supported in a namespace, not ${JSON.stringify(inner.type ?? null)}`,
+        `${memberPath}.type`,
+      );
+    }
+    const definition = decodeFunction(inner, memberPath, namespace);
+    if (about !== undefined && about !== '') {
+      definition.description =
+        definition.description === undefined ? about : `${about}\n\n${definition.description}`;
+    }
+    return definition;
+  });
+}
+
 export function decodeTools(value: JsonValue | undefined): ToolDefinition[] {
   if (value === undefined || value === null) return [];
-  return requireArray(value, 'tools').map((tool, index) => decodeTool(tool, `tools[${index}]`));
+  return requireArray(value, 'tools').flatMap((entry, index) => {
+    const path = `tools[${index}]`;
+    const tool = requireObject(entry, path);
+    if (tool.type === 'function') return [decodeFunction(tool, path)];
+    if (tool.type === 'namespace') return decodeNamespace(tool, path);
+    return builtInRefusal(tool.type, `${path}.type`);
+  });
 }
 
 /** `"auto" | "none" | "required" | {type:"function", name}`; a built-in tool's choice is a 400. */

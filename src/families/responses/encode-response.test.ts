@@ -86,3 +86,35 @@ test('without a turn the id comes from the upstream answer', () => {
   assert.equal(encoded.created_at, 1);
   assert.equal(encoded.status, 'completed');
 });
+
+test('a call to a namespace member comes back split: its name and its namespace', () => {
+  const namespaced: ChatResponse = {
+    ...answer,
+    choices: [
+      {
+        index: 0,
+        content: [{ type: 'tool-call', id: 'call_1', name: 'agents__spawn', arguments: '{}' }],
+        finishReason: { unified: 'tool-calls' },
+      },
+    ],
+  };
+  const body = {
+    model: 'my-model',
+    input: 'Go',
+    tools: [
+      { type: 'namespace', name: 'agents', description: 'd', tools: [{ type: 'function', name: 'spawn' }] },
+    ],
+  };
+  const encoded = encodeResponse(namespaced, context(body));
+  assert.deepEqual(encoded.output, [
+    {
+      id: 'fc_67ccd3a9da748190_0',
+      type: 'function_call',
+      status: 'completed',
+      call_id: 'call_1',
+      name: 'spawn',
+      arguments: '{}',
+      namespace: 'agents',
+    },
+  ]);
+});

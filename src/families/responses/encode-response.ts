@@ -1,11 +1,37 @@
 /** Canonical response → the Responses API's `response` object (non-streamed). */
 import type { AssistantPart, ChatResponse } from '../../ir/index.ts';
 import type { ResponseContext } from '../codec.ts';
+import { namespacesOf, type NamespacedCall } from './namespaces.ts';
 import { finalStatus, itemId, responseId, responseObject } from './response-object.ts';
-import type { OutputItem, ResponseObject } from './wire.ts';
+import type { FunctionCallItem, OutputItem, ResponseObject } from './wire.ts';
+
+/** A `function_call` item, its name split back when it belongs to a namespace. */
+export function functionCallItem(
+  id: string,
+  callId: string,
+  name: string,
+  args: string,
+  namespaces: ReadonlyMap<string, NamespacedCall> | undefined,
+): FunctionCallItem {
+  const namespaced = namespaces?.get(name);
+  const item: FunctionCallItem = {
+    id,
+    type: 'function_call',
+    status: 'completed',
+    call_id: callId,
+    name: namespaced?.name ?? name,
+    arguments: args,
+  };
+  if (namespaced !== undefined) item.namespace = namespaced.namespace;
+  return item;
+}
 
 /** One output item per IR part: text → a `message`, a call → a `function_call`. */
-export function outputItems(parts: readonly AssistantPart[], id: string): OutputItem[] {
+export function outputItems(
+  parts: readonly AssistantPart[],
+  id: string,
+  namespaces: ReadonlyMap<string, NamespacedCall> | undefined,
+): OutputItem[] {
   return parts.map((part, index): OutputItem =>
     part.type === 'text'
       ? {
@@ -15,14 +41,7 @@ export function outputItems(parts: readonly AssistantPart[], id: string): Output
           role: 'assistant',
           content: [{ type: 'output_text', text: part.text, annotations: [], logprobs: [] }],
         }
-      : {
-          id: itemId('fc', id, index),
-          type: 'function_call',
-          status: 'completed',
-          call_id: part.id,
-          name: part.name,
-          arguments: part.arguments,
-        },
+      : functionCallItem(itemId('fc', id, index), part.id, part.name, part.arguments, namespaces),
   );
 }
 
@@ -35,7 +54,7 @@ export function encodeResponse(response: ChatResponse, context: ResponseContext)
       id,
       createdAt: context.turn?.createdAt ?? response.created,
       status: finalStatus(choice?.finishReason),
-      output: outputItems(choice?.content ?? [], id),
+      output: outputItems(choice?.content ?? [], id, namespacesOf(context.turn?.body)),
       usage: response.usage,
       finishReason: choice?.finishReason,
     },

@@ -167,3 +167,30 @@ test('an error before anything was said still opens the response first', () => {
   );
   assert.deepEqual(events, ['response.created', 'response.in_progress', 'error', 'response.failed']);
 });
+
+test('a streamed call to a namespace member is split in every event that names it', () => {
+  const body = {
+    model: 'm',
+    input: 'x',
+    tools: [
+      { type: 'namespace', name: 'ns', description: 'd', tools: [{ type: 'function', name: 'get_weather' }] },
+    ],
+  };
+  const renamed = callEvents.map((event) =>
+    event.type === 'tool-call-start' ? { ...event, name: 'ns__get_weather' } : event,
+  );
+  const items = messages(encodeAll(renamed, context('resp_5', body)))
+    .map((message) => JSON.parse(message.data) as JsonObject)
+    .flatMap((data) => (data.type === 'response.output_item.done' ? [data.item] : []));
+  assert.deepEqual(items, [
+    {
+      id: 'fc_5_0',
+      type: 'function_call',
+      status: 'completed',
+      call_id: 'call_Wz1',
+      name: 'get_weather',
+      arguments: '{"city":"Paris"}',
+      namespace: 'ns',
+    },
+  ]);
+});

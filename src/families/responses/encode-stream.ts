@@ -10,8 +10,10 @@ import type { FinishReason, GatewayError, StreamEvent, Usage } from '../../ir/in
 import { sseEvent } from '../../sse/write-sse.ts';
 import { errorBody } from '../alpha/errors.ts';
 import type { ResponseContext, StreamEncoder } from '../codec.ts';
+import { functionCallItem } from './encode-response.ts';
+import { namespacesOf, type NamespacedCall } from './namespaces.ts';
 import { finalStatus, itemId, responseId, responseObject, type ResponseState } from './response-object.ts';
-import type { FunctionCallItem, MessageItem, OutputItem, OutputText } from './wire.ts';
+import type { MessageItem, OutputItem, OutputText } from './wire.ts';
 
 /** An output item being streamed, by the IR block index of choice 0. */
 interface OpenItem {
@@ -29,9 +31,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   #started = false;
   #finishReason: FinishReason | undefined;
   #ended = false;
+  readonly #namespaces: ReadonlyMap<string, NamespacedCall> | undefined;
 
   constructor(context: ResponseContext) {
     this.#context = context;
+    this.#namespaces = namespacesOf(context.turn?.body);
     this.#state = {
       id: context.turn?.id ?? '',
       createdAt: context.turn?.createdAt ?? 0,
@@ -125,14 +129,9 @@ export class ResponsesStreamEncoder implements StreamEncoder {
 
   #callStart(index: number, callId: string, name: string): string {
     const outputIndex = this.#state.output.length;
-    const item: FunctionCallItem = {
-      id: itemId('fc', this.#state.id, outputIndex),
-      type: 'function_call',
-      status: 'in_progress',
-      call_id: callId,
-      name,
-      arguments: '',
-    };
+    const id = itemId('fc', this.#state.id, outputIndex);
+    const item = functionCallItem(id, callId, name, '', this.#namespaces);
+    item.status = 'in_progress';
     return this.#add(index, item);
   }
 

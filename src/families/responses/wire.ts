@@ -37,6 +37,8 @@ export type FunctionCallItem = {
   status: ItemStatus;
   call_id: string;
   name: string;
+  /** Set when the function belongs to a `namespace` tool. */
+  namespace?: string;
   arguments: string;
 };
 
