@@ -125,8 +125,11 @@ export interface PassThrough {
   ): UpstreamRequest;
   /** The upstream's JSON body for the client, with the model shown as the client named it. */
   rewriteResponse(body: JsonObject, context: ResponseContext): JsonObject;
-  /** One upstream SSE message re-framed for the client without re-encoding its JSON ('' drops it). */
-  forwardStreamMessage(message: SseMessage, context: ResponseContext, upstreamModel: string): string;
+  /**
+   * One upstream SSE message re-framed for the client without re-encoding its JSON ('' drops it),
+   * the model named as the client named it, whatever id the upstream answered with.
+   */
+  forwardStreamMessage(message: SseMessage, context: ResponseContext): string;
 }
 
 export interface FamilyCapabilities {

@@ -180,11 +180,7 @@ async function answerStream(answering: Answering): Promise<Delivery | undefined>
   const surface = call.surface;
   const outcome =
     attempt.passThrough && hasPassThrough(surface)
-      ? await streamPassThrough(
-          { ...stream, surface, upstreamModel: deployment.target.model },
-          response,
-          control,
-        )
+      ? await streamPassThrough({ ...stream, surface }, response, control)
       : await streamTranslated(stream, response, control);
   if (!outcome.started) {
     const error = outcome.error ?? new GatewayError('upstream', 'the upstream stream ended without data');

@@ -127,11 +127,10 @@ export async function streamTranslated(
 
 export interface PassThroughStream extends TranslatedStream {
   surface: PassThroughSurface;
-  upstreamModel: string;
 }
 
 export async function streamPassThrough(
-  { surface, decoder, context, upstreamModel, secret }: PassThroughStream,
+  { surface, decoder, context, secret }: PassThroughStream,
   response: UpstreamResponse,
   control: StreamControl,
 ): Promise<StreamOutcome> {
@@ -154,8 +153,7 @@ export async function streamPassThrough(
     // After the upstream's end (A `[DONE]`, B `message_stop`) or a failure, nothing more goes on.
     if (outcome.completed || outcome.error !== undefined) return;
     decoder.push(message, observeEvent);
-    if (failure === undefined)
-      buffer += surface.passThrough.forwardStreamMessage(message, context, upstreamModel);
+    if (failure === undefined) buffer += surface.passThrough.forwardStreamMessage(message, context);
     else encodeFailure();
   };
   const take = (): string => {

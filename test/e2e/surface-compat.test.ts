@@ -12,6 +12,7 @@ import {
   betaVersion,
   gammaPath,
   post,
+  sseJson,
   type AlphaErrorBody,
   type BetaErrorBody,
   type GammaErrorBody,
@@ -286,5 +287,137 @@ describe('ambiguous or decorated requests', () => {
       `\uFEFF${JSON.stringify({ model: 'A-2', messages: [{ role: 'user', content: 'Hi' }] })}`,
     );
     assert.equal(answer.status, 200, answer.text);
+  });
+});
+
+describe('streams name the model the client asked for', () => {
+  const sse = (objects: unknown[], events?: string[]): string[] =>
+    objects.map(
+      (object, index) =>
+        `${events === undefined ? '' : `event: ${events[index] ?? ''}\n`}data: ${JSON.stringify(object)}\n\n`,
+    );
+
+  test('A pass-through: every chunk, whatever dated id the upstream answers', async () => {
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null): unknown => ({
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'gpt-x-2024-08-06',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
+    upstream.script.push({
+      status: 200,
+      body: [
+        ...sse([chunk({ role: 'assistant', content: 'Hel' }), chunk({ content: 'lo' }), chunk({}, 'stop')]),
+        ...sse([
+          {
+            id: 'chatcmpl-1',
+            object: 'chat.completion.chunk',
+            created: 1,
+            model: 'gpt-x-2024-08-06',
+            choices: [],
+            usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+          },
+        ]),
+        'data: [DONE]\n\n',
+      ],
+    });
+    const answer = await post(gateway.url, '/v1/chat/completions', alphaAuth(gateway.key), {
+      model: 'A-2',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    assert.equal(answer.status, 200, answer.text);
+    const chunks = sseJson(answer.text) as { model: string }[];
+    assert.equal(chunks.length, 4);
+    for (const each of chunks) assert.equal(each.model, 'A-2');
+    assert.ok(!answer.text.includes('2024-08-06'));
+  });
+
+  test('B pass-through: message_start', async () => {
+    upstream.script.push({
+      status: 200,
+      body: sse(
+        [
+          {
+            type: 'message_start',
+            message: {
+              id: 'msg_1',
+              type: 'message',
+              role: 'assistant',
+              content: [],
+              model: 'b-big-20250929',
+              stop_reason: null,
+              stop_sequence: null,
+              usage: { input_tokens: 3, output_tokens: 1 },
+            },
+          },
+          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hello' } },
+          { type: 'content_block_stop', index: 0 },
+          {
+            type: 'message_delta',
+            delta: { stop_reason: 'end_turn', stop_sequence: null },
+            usage: { output_tokens: 2 },
+          },
+          { type: 'message_stop' },
+        ],
+        [
+          'message_start',
+          'content_block_start',
+          'content_block_delta',
+          'content_block_stop',
+          'message_delta',
+          'message_stop',
+        ],
+      ),
+    });
+    const answer = await post(
+      gateway.url,
+      '/v1/messages',
+      { 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01' },
+      { ...betaBody, stream: true },
+    );
+    assert.equal(answer.status, 200, answer.text);
+    const start = sseJson(answer.text)[0] as { message: { model: string } };
+    assert.equal(start.message.model, 'B-1');
+    assert.ok(!answer.text.includes('20250929'));
+  });
+
+  test('C pass-through: modelVersion in every chunk (and in a JSON answer)', async () => {
+    const chunk = (text: string, finish?: string): unknown => ({
+      candidates: [
+        {
+          index: 0,
+          content: { role: 'model', parts: [{ text }] },
+          ...(finish === undefined ? {} : { finishReason: finish }),
+        },
+      ],
+      modelVersion: 'c-big-001-2025',
+      ...(finish === undefined
+        ? {}
+        : { usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2, totalTokenCount: 5 } }),
+    });
+    upstream.script.push({ status: 200, body: sse([chunk('Hel'), chunk('lo', 'STOP')]) });
+    const answer = await post(
+      gateway.url,
+      gammaPath('C-1', true),
+      { 'x-goog-api-key': gateway.key },
+      gammaBody,
+    );
+    assert.equal(answer.status, 200, answer.text);
+    const chunks = sseJson(answer.text) as { modelVersion: string }[];
+    assert.equal(chunks.length, 2);
+    for (const each of chunks) assert.equal(each.modelVersion, 'C-1');
+    upstream.script.push({ status: 200, body: JSON.stringify(chunk('Hello', 'STOP')) });
+    const json = await post(
+      gateway.url,
+      gammaPath('C-1', false),
+      { 'x-goog-api-key': gateway.key },
+      gammaBody,
+    );
+    assert.equal(json.status, 200, json.text);
+    assert.equal((json.json as { modelVersion: string }).modelVersion, 'C-1');
   });
 });

@@ -244,7 +244,7 @@ async function run(
   const label = `${family} upstream → ${surface} client${passThrough ? ' (pass-through)' : ''}`;
   try {
     const outcome = passThrough
-      ? await streamPassThrough({ ...stream, upstreamModel: 'up-model' }, fakeResponse(chunks), control)
+      ? await streamPassThrough(stream, fakeResponse(chunks), control)
       : await streamTranslated(stream, fakeResponse(chunks), control);
     assertWellEnded(surface, sink.text, outcome, passThrough, label);
     assert.ok(!sink.text.includes('up-secret-key'), `${label}: the upstream key leaked`);

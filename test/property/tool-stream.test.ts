@@ -257,7 +257,7 @@ async function deliver(surface: FamilyId, family: FamilyId, pieces: Uint8Array[]
   const control = { sink, signal, timers, begin: () => undefined };
   const outcome =
     surface === family
-      ? await streamPassThrough({ ...stream, upstreamModel: 'm' }, response, control)
+      ? await streamPassThrough(stream, response, control)
       : await streamTranslated(stream, response, control);
   timers.stop();
   assert.equal(outcome.error?.message, undefined);

@@ -53,14 +53,10 @@ test('the response body keeps everything but shows the client model (and the spe
   assert.deepEqual(passThrough.rewriteResponse(uncached, context), { ...uncached, model: 'my-alias' });
 });
 
-test('stream messages: model renamed by string replace, usage chunk dropped unless asked, [DONE] kept', () => {
+test('stream messages: model renamed without re-encoding, usage chunk dropped unless asked, [DONE] kept', () => {
   const lines = fixtureText('text.chunks.txt').split('\n').filter(Boolean);
-  const forward = (
-    line: string,
-    responseContext: ResponseContext,
-    upstreamModel = 'gpt-4o-2024-08-06',
-  ): string =>
-    passThrough.forwardStreamMessage({ event: undefined, data: line }, responseContext, upstreamModel);
+  const forward = (line: string, responseContext: ResponseContext): string =>
+    passThrough.forwardStreamMessage({ event: undefined, data: line }, responseContext);
   const first = lines[1]!;
   assert.equal(
     forward(first, context),
@@ -75,11 +71,7 @@ test('stream messages: model renamed by string replace, usage chunk dropped unle
   assert.equal(forward('[DONE]', context), 'data: [DONE]\n\n');
   // Spaced JSON (Python servers) and names that need escaping.
   assert.equal(
-    forward(
-      '{"id": "x", "model": "org/m\\"1", "choices": [], "usage": null}',
-      { ...context, model: 'a"b' },
-      'org/m"1',
-    ),
+    forward('{"id": "x", "model": "org/m\\"1", "choices": [], "usage": null}', { ...context, model: 'a"b' }),
     'data: {"id": "x", "model": "a\\"b", "choices": [], "usage": null}\n\n',
   );
 });
@@ -100,4 +92,14 @@ test('an output cap the gateway lowered reaches the upstream lowered; a lower on
     (JSON.parse(passThrough.encodeRequest(small, request(small), target, {}).body) as JsonObject).max_tokens,
     100,
   );
+});
+
+test('every chunk names the client model whatever id the upstream answered (a dated one, another one)', () => {
+  for (const answered of ['gpt-4o-2024-08-06', 'something-else', 'my-alias']) {
+    const chunk = `{"id":"c","object":"chat.completion.chunk","created":1,"model":"${answered}","choices":[{"index":0,"delta":{"content":"\\"model\\":\\"x\\""}}]}`;
+    assert.equal(
+      passThrough.forwardStreamMessage({ event: undefined, data: chunk }, context),
+      `data: ${chunk.replace(`"model":"${answered}"`, '"model":"my-alias"')}\n\n`,
+    );
+  }
 });

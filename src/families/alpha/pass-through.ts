@@ -1,10 +1,12 @@
 /**
  * Same-family traffic: the client's own body goes upstream with only the model changed (and usage
- * forced on for streams); answers come back with only the model name changed, without re-encoding.
+ * forced on for streams); answers come back with only the model name changed, streams without
+ * re-encoding their JSON.
  */
 import { isJsonObject, type ChatRequest, type JsonObject, type JsonValue } from '../../ir/index.ts';
 import type { SseMessage } from '../../sse/parse-sse.ts';
 import type { PassThrough, ResponseContext, UpstreamRequest, UpstreamTarget } from '../codec.ts';
+import { renameStringField } from '../shared/rename-field.ts';
 import { upstreamHeaders } from './encode-request.ts';
 import { chatCompletionsPath } from './wire.ts';
 
@@ -63,17 +65,7 @@ function usageOnlyChunk(data: string): JsonObject | undefined {
   }
 }
 
-/** Replaces the top-level `"model":"…"` (compact or spaced) by plain string search, no JSON round trip. */
-function renameModel(data: string, from: string, to: string): string {
-  const quotedFrom = JSON.stringify(from);
-  const quotedTo = JSON.stringify(to);
-  const compact = `"model":${quotedFrom}`;
-  if (data.includes(compact)) return data.replace(compact, `"model":${quotedTo}`);
-  const spaced = `"model": ${quotedFrom}`;
-  return data.includes(spaced) ? data.replace(spaced, `"model": ${quotedTo}`) : data;
-}
-
-function forwardStreamMessage(message: SseMessage, context: ResponseContext, upstreamModel: string): string {
+function forwardStreamMessage(message: SseMessage, context: ResponseContext): string {
   const data = message.data;
   if (data === '[DONE]') return 'data: [DONE]\n\n';
   const usageChunk = usageOnlyChunk(data);
@@ -84,8 +76,8 @@ function forwardStreamMessage(message: SseMessage, context: ResponseContext, ups
     if (usage !== undefined)
       return `data: ${JSON.stringify({ ...usageChunk, model: context.model, usage })}\n\n`;
   }
-  const renamed = upstreamModel === context.model ? data : renameModel(data, upstreamModel, context.model);
-  return `data: ${renamed}\n\n`;
+  // Every chunk names the model at the top level; the upstream may answer a dated id of its own.
+  return `data: ${renameStringField(data, 'model', 1, context.model)}\n\n`;
 }
 
 export const passThrough: PassThrough = { encodeRequest, rewriteResponse, forwardStreamMessage };

@@ -42,13 +42,11 @@ function messages(text: string): SseMessage[] {
 test('stream messages are re-framed byte for byte; only message_start renames the model', () => {
   const source = sseFromChunks('tool-use.chunks.txt');
   const forwarded = messages(source)
-    .map((message) => passThrough.forwardStreamMessage(message, context, 'b-1-20250101'))
+    .map((message) => passThrough.forwardStreamMessage(message, context))
     .join('');
   assert.equal(forwarded, source.replace('"model":"b-1-20250101"', '"model":"b-1"'));
   const same = messages(source)
-    .map((message) =>
-      passThrough.forwardStreamMessage(message, { ...context, model: 'b-1-20250101' }, 'b-1-20250101'),
-    )
+    .map((message) => passThrough.forwardStreamMessage(message, { ...context, model: 'b-1-20250101' }))
     .join('');
   assert.equal(same, source);
 });
@@ -59,11 +57,11 @@ test('model names with $ patterns and multi-line data are forwarded safely', () 
     data: '{"type":"message_start","message":{"model":"up"}}',
   };
   assert.equal(
-    passThrough.forwardStreamMessage(start, { ...context, model: "$&-$'" }, 'up'),
+    passThrough.forwardStreamMessage(start, { ...context, model: "$&-$'" }),
     'event: message_start\ndata: {"type":"message_start","message":{"model":"$&-$\'"}}\n\n',
   );
   const multi: SseMessage = { event: 'content_block_delta', data: '{"a":\n1}' };
-  const text = passThrough.forwardStreamMessage(multi, context, 'up');
+  const text = passThrough.forwardStreamMessage(multi, context);
   assert.equal(text, 'event: content_block_delta\ndata: {"a":\ndata: 1}\n\n');
   assert.deepEqual(messages(text), [multi]);
 });
@@ -81,4 +79,15 @@ test('an output cap the gateway lowered reaches the upstream lowered; the versio
     'beta-version': '2024-01-01',
   });
   assert.equal(both.headers['beta-version'], '2024-01-01');
+});
+
+test('message_start names the client model whatever id the upstream answered (a dated one)', () => {
+  const start: SseMessage = {
+    event: 'message_start',
+    data: '{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-x-20250929","usage":{"input_tokens":3}}}',
+  };
+  assert.equal(
+    passThrough.forwardStreamMessage(start, context),
+    `event: message_start\ndata: ${start.data.replace('claude-x-20250929', 'b-1')}\n\n`,
+  );
 });

@@ -7,6 +7,7 @@ import type { HeaderMap, PassThrough, ResponseContext, UpstreamTarget } from '..
 import { isJsonObject, type ChatRequest, type JsonObject, type JsonValue } from '../../ir/index.ts';
 import type { SseMessage } from '../../sse/parse-sse.ts';
 import { sseData, sseEvent } from '../../sse/write-sse.ts';
+import { renameStringField } from '../shared/rename-field.ts';
 import { checkCacheBreakpoints, upstreamHeaders } from './encode-request.ts';
 import { betaFeatures, betaFeaturesHeader, clientVersion, versionHeader } from './surface.ts';
 import { messagesPath } from './wire.ts';
@@ -73,15 +74,13 @@ function rewriteResponse(body: JsonObject, context: ResponseContext): JsonObject
   return { ...body, model: context.model };
 }
 
-/** Re-frames one SSE message; only `message_start` names the model, so only it is rewritten. */
-function forwardStreamMessage(message: SseMessage, context: ResponseContext, upstreamModel: string): string {
+/**
+ * Re-frames one SSE message; only `message_start` names the model (`message.model`), so only it is
+ * rewritten, whatever id the upstream answered with.
+ */
+function forwardStreamMessage(message: SseMessage, context: ResponseContext): string {
   let data = message.data;
-  if (message.event === 'message_start' && upstreamModel !== context.model) {
-    const upstreamField = `"model":${JSON.stringify(upstreamModel)}`;
-    const clientField = `"model":${JSON.stringify(context.model)}`;
-    // A function replacement: a `$` in a model name must not act as a replacement pattern.
-    data = data.replace(upstreamField, () => clientField);
-  }
+  if (message.event === 'message_start') data = renameStringField(data, 'model', 2, context.model);
   // Multi-line data keeps one `data:` line per line so the client's parser joins them back.
   if (data.includes('\n')) data = data.replaceAll('\n', '\ndata: ');
   return message.event === undefined ? sseData(data) : sseEvent(message.event, data);

@@ -28,17 +28,22 @@ test('the client body goes upstream byte-for-byte; only path model and credentia
   assert.deepEqual(upstream.warnings, []);
 });
 
-test('responses and stream messages come back as the upstream sent them', () => {
+test('responses and stream messages come back as the upstream sent them, modelVersion naming the client model', () => {
   const body = loadJson('function-call.json') as Record<string, never>;
   const context = { model: 'client-name', includeUsage: false, legacyFunctions: false };
-  assert.deepEqual(gammaCodec.passThrough.rewriteResponse(body, context), loadJson('function-call.json'));
+  const sent = loadJson('function-call.json') as Record<string, unknown>;
+  assert.deepEqual(gammaCodec.passThrough.rewriteResponse(body, context), {
+    ...sent,
+    ...(sent.modelVersion === undefined ? {} : { modelVersion: 'client-name' }),
+  });
+  const forward = (data: string): string =>
+    gammaCodec.passThrough.forwardStreamMessage({ event: undefined, data }, context);
+  assert.equal(forward('{"candidates":[]}'), 'data: {"candidates":[]}\n\n');
   assert.equal(
-    gammaCodec.passThrough.forwardStreamMessage(
-      { event: undefined, data: '{"candidates":[]}' },
-      context,
-      'm-001',
+    forward(
+      '{"candidates":[{"content":{"parts":[{"text":"\\"modelVersion\\":\\"x\\""}]}}],"modelVersion":"m-001-2025"}',
     ),
-    'data: {"candidates":[]}\n\n',
+    'data: {"candidates":[{"content":{"parts":[{"text":"\\"modelVersion\\":\\"x\\""}]}}],"modelVersion":"client-name"}\n\n',
   );
 });
 

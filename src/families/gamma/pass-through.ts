@@ -1,10 +1,11 @@
 /**
- * Same-family traffic: the client's own body goes upstream untouched (only the path's model and the
- * credential change), and the upstream's answer goes back as sent: C clients see the upstream's
- * `modelVersion`, exactly as with the real family.
+ * Same-family traffic: the client's own body goes upstream untouched (only the path's model, the
+ * credential and a lowered output cap change), and the upstream's answer goes back as sent except
+ * `modelVersion`, which names the model the client asked for (as translated answers do).
  */
 import { isJsonObject, type JsonObject } from '../../ir/index.ts';
 import { sseData } from '../../sse/write-sse.ts';
+import { renameStringField } from '../shared/rename-field.ts';
 import type { PassThrough } from '../codec.ts';
 import { upstreamHeaders, upstreamPath } from './encode-request.ts';
 
@@ -26,10 +27,11 @@ export const passThrough: PassThrough = {
       warnings: [],
     };
   },
-  rewriteResponse(body: JsonObject): JsonObject {
-    return body;
+  rewriteResponse(body: JsonObject, context): JsonObject {
+    return typeof body.modelVersion === 'string' ? { ...body, modelVersion: context.model } : body;
   },
-  forwardStreamMessage(message) {
-    return sseData(message.data);
+  forwardStreamMessage(message, context) {
+    // Every chunk may carry `modelVersion` (top level): the upstream's own, often dated, id.
+    return sseData(renameStringField(message.data, 'modelVersion', 1, context.model));
   },
 };

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { renameStringField } from './rename-field.ts';
+
+test('replaces the string value of the key at the given depth only', () => {
+  assert.equal(renameStringField('{"a":1,"model":"x"}', 'model', 1, 'y'), '{"a":1,"model":"y"}');
+  assert.equal(
+    renameStringField('{"m":{"model":"x"},"model":"z"}', 'model', 1, 'y'),
+    '{"m":{"model":"x"},"model":"y"}',
+  );
+  assert.equal(
+    renameStringField('{"m":{"model":"x"},"model":"z"}', 'model', 2, 'y'),
+    '{"m":{"model":"y"},"model":"z"}',
+  );
+  // Objects inside arrays are deeper than their array's owner.
+  assert.equal(renameStringField('{"c":[{"model":"x"}]}', 'model', 1, 'y'), '{"c":[{"model":"x"}]}');
+});
+
+test('never matches inside strings; honours escapes; spaced JSON works', () => {
+  const tricky = '{"text":"\\"model\\":\\"x\\" \\\\","model" : "a\\"b"}';
+  assert.equal(
+    renameStringField(tricky, 'model', 1, 'n$&'),
+    '{"text":"\\"model\\":\\"x\\" \\\\","model" : "n$&"}',
+  );
+  assert.equal(renameStringField('{"model":"x\\\\"}', 'model', 1, 'q"'), '{"model":"q\\""}');
+});
+
+test('leaves the text alone when there is nothing to rename', () => {
+  const same = '{"model":"y"}';
+  assert.equal(renameStringField(same, 'model', 1, 'y'), same);
+  assert.equal(renameStringField('{"model":null}', 'model', 1, 'y'), '{"model":null}');
+  assert.equal(renameStringField('{"other":"x"}', 'model', 1, 'y'), '{"other":"x"}');
+  assert.equal(renameStringField('{"model":"unterminated', 'model', 1, 'y'), '{"model":"unterminated');
+  assert.equal(renameStringField('', 'model', 1, 'y'), '');
+});

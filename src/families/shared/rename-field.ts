@@ -1,0 +1,66 @@
+/**
+ * Replaces one string field of a JSON text without parsing and re-encoding it: the pass-through
+ * streams name the model the client asked for, whatever id the upstream answered with (real
+ * providers answer dated ids), at the cost of scanning the text up to that field.
+ */
+
+const quote = 0x22;
+const backslash = 0x5c;
+const colon = 0x3a;
+const openBrace = 0x7b;
+const closeBrace = 0x7d;
+const openBracket = 0x5b;
+const closeBracket = 0x5d;
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+}
+
+/** Index just past the string that starts at `start` (a quote), or -1 when it never ends. */
+function endOfString(text: string, start: number): number {
+  for (let index = start + 1; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === backslash) index++;
+    else if (code === quote) return index + 1;
+  }
+  return -1;
+}
+
+function skipSpace(text: string, index: number): number {
+  let at = index;
+  while (at < text.length && isSpace(text.charCodeAt(at))) at++;
+  return at;
+}
+
+/**
+ * `text` with the first string value of key `key` at object nesting `depth` (1: the top-level
+ * object) replaced by `value`; `text` itself when there is no such string field or it already says
+ * `value`. Keys and values inside strings are never matched (escapes are honoured).
+ */
+export function renameStringField(text: string, key: string, depth: number, value: string): string {
+  const quotedKey = JSON.stringify(key);
+  let level = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === quote) {
+      const end = endOfString(text, index);
+      if (end === -1) return text;
+      // A key is a string followed by ':'; only a key at the wanted depth can match.
+      const afterKey = skipSpace(text, end);
+      if (text.charCodeAt(afterKey) === colon) {
+        if (level === depth && end - index === quotedKey.length && text.startsWith(quotedKey, index)) {
+          const valueStart = skipSpace(text, afterKey + 1);
+          if (text.charCodeAt(valueStart) !== quote) return text;
+          const valueEnd = endOfString(text, valueStart);
+          if (valueEnd === -1) return text;
+          const replacement = JSON.stringify(value);
+          if (text.slice(valueStart, valueEnd) === replacement) return text;
+          return text.slice(0, valueStart) + replacement + text.slice(valueEnd);
+        }
+        index = afterKey;
+      } else index = end - 1;
+    } else if (code === openBrace || code === openBracket) level++;
+    else if (code === closeBrace || code === closeBracket) level--;
+  }
+  return text;
+}
