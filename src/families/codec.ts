@@ -171,6 +171,39 @@ export interface RateLimitState {
  */
 export type SurfaceId = FamilyId | 'responses';
 
+/** A catalog model as a listing shows it (the server maps its catalog entries to this). */
+export interface ModelInfo {
+  /** The name clients use. */
+  name: string;
+  family: FamilyId;
+  upstreamModel: string;
+  contextWindow: number;
+  maxOutputTokens: number;
+  pricing: {
+    inputPerMillion: number;
+    outputPerMillion: number;
+    cacheReadPerMillion: number;
+    cacheWritePerMillion: number;
+  };
+  capabilities: { streaming: boolean; tools: boolean; vision: boolean };
+  /** Other names that route to it. */
+  aliases: readonly string[];
+}
+
+/** `GET` model lists and single models in the family's own shape. */
+export interface ModelListing {
+  /** The family's list paths; one model is `{path}/{id}`. */
+  readonly paths: readonly string[];
+  /**
+   * The request carries this family's marks (its own credential or version header): on a path
+   * several families list at (`/v1/models`), the first family that claims it answers.
+   */
+  claims(headers: HeaderMap, searchParams: URLSearchParams): boolean;
+  /** One page of `models` (those the key may use), paged by the family's own parameters; bad ones throw a 400. */
+  list(models: readonly ModelInfo[], searchParams: URLSearchParams): JsonObject;
+  describe(model: ModelInfo): JsonObject;
+}
+
 /**
  * The surface side of an API: what modelgate needs to serve clients speaking it. A family codec is
  * one; a surface-only codec (the Responses API) has no upstream side and speaks the errors and
@@ -224,6 +257,8 @@ export function hasPassThrough(surface: SurfaceCodec): surface is PassThroughSur
 export interface FamilyCodec extends SurfaceCodec {
   readonly id: FamilyId;
   readonly capabilities: FamilyCapabilities;
+  /** `GET` model lists in the family's shape. */
+  readonly modelListing: ModelListing;
 
   // Upstream side.
   encodeRequest(request: ChatRequest, target: UpstreamTarget): UpstreamRequest;

@@ -67,3 +67,23 @@ export function pathOf(url: string | undefined): string {
 export function safePath(pathname: string): string {
   return pathname.slice(0, 200).replace(/[^\x21-\x7e]/g, '?');
 }
+
+export function notAllowed(method: string | undefined, pathname: string, allow: string): GatewayError {
+  return new GatewayError(
+    'method_not_allowed',
+    `${method ?? ''} is not allowed on ${safePath(pathname)}: use ${allow}`,
+  );
+}
+
+/** 405 with `Allow`, in `surface`'s error shape. */
+export function methodNotAllowed(
+  surface: SurfaceCodec,
+  method: string | undefined,
+  pathname: string,
+  allow: string,
+  answer: (status: number, body: unknown, headers: ResponseHeaders) => void,
+  headers: ResponseHeaders,
+): void {
+  const wire = surface.encodeError(notAllowed(method, pathname, allow));
+  answer(wire.status, wire.body, { ...headers, ...wire.headers, allow });
+}

@@ -22,9 +22,9 @@ import type { Logger } from '../log/logger.ts';
 import type { Database } from '../store/database.ts';
 import type { ResponseStore } from '../store/response-store.ts';
 import { RequestTimeline, timedSink } from '../usage/request-timeline.ts';
-import { adminRoute, type Answer } from './admin-route.ts';
-import { pathOf, safePath, sendError, sendJson } from './answers.ts';
-import { modelsRoute } from './models-route.ts';
+import { adminRoute } from './admin-route.ts';
+import { methodNotAllowed, notAllowed, pathOf, safePath, sendError, sendJson } from './answers.ts';
+import { createModelsRoute, matchModelsPath, type ModelsRoute } from './models-route.ts';
 import { createNodeSink } from './node-sink.ts';
 import { isJsonContentType, parseJsonBody, readBody } from './read-body.ts';
 import { storedResponsesRoute, isStoredResponsePath } from './responses-route.ts';
@@ -82,7 +82,20 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
           health: dependencies.health,
           clock,
         };
-  const state: RouteState = { dependencies, admin, clock, controllers, draining: () => draining };
+  const modelsRoute = createModelsRoute({
+    keys: dependencies.keys,
+    models: dependencies.models,
+    aliases: dependencies.config.aliases,
+    clock,
+  });
+  const state: RouteState = {
+    dependencies,
+    admin,
+    clock,
+    controllers,
+    draining: () => draining,
+    modelsRoute,
+  };
 
   const handler = (request: IncomingMessage, response: ServerResponse): void => {
     const timeline = new RequestTimeline();
@@ -151,6 +164,7 @@ interface RouteState {
   clock: () => number;
   controllers: Set<AbortController>;
   draining: () => boolean;
+  modelsRoute: ModelsRoute;
 }
 
 async function route(
@@ -187,28 +201,11 @@ async function route(
   }
   // Created first so that every answer, errors included, carries the same headers.
   const sink = timedSink(createNodeSink(response, baseHeaders), timeline);
-  // The catalog is listed on the A surface and on the unified path (same shape).
   const match = matchSurface(pathname);
-  const modelsPath = pathname.startsWith('/api/alpha/v1/models')
-    ? pathname.slice('/api/alpha'.length)
-    : pathname;
-  if (match === undefined && (modelsPath === '/v1/models' || modelsPath.startsWith('/v1/models/'))) {
-    if (request.method !== 'GET') {
-      methodNotAllowed(defaultSurface, request.method, pathname, 'GET', answer, baseHeaders);
-      return;
-    }
-    modelsRoute(
-      request,
-      modelsPath,
-      search,
-      {
-        keys: dependencies.keys,
-        models: dependencies.models,
-        aliases: dependencies.config.aliases,
-        clock: state.clock,
-      },
-      answer,
-    );
+  // Model lists and single models, in the shape of the family the client speaks.
+  const modelsPath = match === undefined ? matchModelsPath(pathname, request, search) : undefined;
+  if (modelsPath !== undefined) {
+    state.modelsRoute(request, modelsPath, search, answer, baseHeaders);
     return;
   }
   const surface = match?.codec ?? surfaceForUnknownPath(pathname);
@@ -309,24 +306,4 @@ function familyOf(
 ): FamilyId {
   const named = pathModel ?? (isJsonObject(body) && typeof body.model === 'string' ? body.model : undefined);
   return (named === undefined ? undefined : dependencies.models.resolve(named))?.family ?? surface.family;
-}
-
-function notAllowed(method: string | undefined, pathname: string, allow: string): GatewayError {
-  return new GatewayError(
-    'method_not_allowed',
-    `${method ?? ''} is not allowed on ${safePath(pathname)}: use ${allow}`,
-  );
-}
-
-/** 405 with `Allow`, in `surface`'s error shape. */
-function methodNotAllowed(
-  surface: SurfaceCodec,
-  method: string | undefined,
-  pathname: string,
-  allow: string,
-  answer: Answer,
-  headers: ResponseHeaders,
-): void {
-  const wire = surface.encodeError(notAllowed(method, pathname, allow));
-  answer(wire.status, wire.body, { ...headers, ...wire.headers, allow });
 }

@@ -1,12 +1,21 @@
-/** `GET /v1/models` in Family A's list shape, with the catalog's figures as extra fields. */
+/**
+ * `GET` model lists and single models in the caller's family shape. Each codec names its list
+ * paths and the marks of its clients (`ModelListing`); on a path several families share
+ * (`/v1/models`) the first family that claims the request answers, else the default shape. Only
+ * the models the key may use are listed or described.
+ */
 import type { IncomingMessage } from 'node:http';
 import type { ModelEntry } from '../config/catalog.ts';
 import type { Config } from '../config/config.ts';
-import { codecs } from '../families/registry.ts';
+import type { FamilyCodec, ModelInfo } from '../families/codec.ts';
+import { codecList, defaultSurface } from '../families/registry.ts';
 import type { ModelResolver } from '../gateway/resolve-model.ts';
-import { GatewayError, type JsonObject } from '../ir/index.ts';
+import type { ResponseHeaders } from '../gateway/response-sink.ts';
+import { GatewayError, invalidRequest } from '../ir/index.ts';
 import type { ClientKeys } from '../keys/client-keys.ts';
 import type { Answer } from './admin-route.ts';
+import { methodNotAllowed, pathOf } from './answers.ts';
+import { repeatedHeader } from './surface-for-path.ts';
 
 export interface ModelsRouteDependencies {
   keys: ClientKeys;
@@ -16,75 +25,106 @@ export interface ModelsRouteDependencies {
   clock: () => number;
 }
 
-export function describeModel(entry: ModelEntry, aliases: readonly string[]): JsonObject {
-  return {
-    id: entry.name,
-    object: 'model',
-    created: 0,
-    owned_by: entry.family,
-    family: entry.family,
-    upstream_model: entry.upstreamModel,
-    context_window: entry.contextWindow,
-    max_output_tokens: entry.maxOutputTokens,
-    pricing: {
-      currency: 'USD',
-      unit: 'per 1M tokens',
-      input: entry.pricing.inputPerMillion,
-      output: entry.pricing.outputPerMillion,
-      cache_read_input: entry.pricing.cacheReadPerMillion,
-      cache_write_input: entry.pricing.cacheWritePerMillion,
-    },
-    capabilities: { ...entry.capabilities },
-    aliases: [...aliases],
-  };
+/** A models path: the family that answers it and the model id in it ('' for the list). */
+export interface ModelsPath {
+  codec: FamilyCodec;
+  id: string;
 }
 
-export function listModels(
-  entries: readonly ModelEntry[],
-  aliases: Readonly<Record<string, string>>,
-): JsonObject {
+/** Which family answers this path (undefined: not a models path). */
+export function matchModelsPath(
+  pathname: string,
+  request: IncomingMessage,
+  searchParams: URLSearchParams,
+): ModelsPath | undefined {
+  let candidates: ModelsPath[] | undefined;
+  for (const codec of codecList) {
+    for (const path of codec.modelListing.paths) {
+      if (pathname !== path && !pathname.startsWith(`${path}/`)) continue;
+      const id = pathname.slice(path.length + 1);
+      // `models/{m}:method` is a method call (a C route), not a model: unknown methods are 404s.
+      if (id.includes(':')) return undefined;
+      (candidates ??= []).push({ codec, id });
+      break;
+    }
+  }
+  if (candidates === undefined) return undefined;
+  return (
+    candidates.find((candidate) => candidate.codec.modelListing.claims(request.headers, searchParams)) ??
+    candidates.find((candidate) => candidate.codec === defaultSurface) ??
+    candidates[0]
+  );
+}
+
+export type ModelsRoute = (
+  request: IncomingMessage,
+  path: ModelsPath,
+  searchParams: URLSearchParams,
+  answer: Answer,
+  baseHeaders: ResponseHeaders,
+) => void;
+
+export function createModelsRoute(dependencies: ModelsRouteDependencies): ModelsRoute {
   const aliasesOf = new Map<string, string[]>();
-  for (const [alias, target] of Object.entries(aliases)) {
+  for (const [alias, target] of Object.entries(dependencies.aliases)) {
     aliasesOf.set(target, [...(aliasesOf.get(target) ?? []), alias]);
   }
-  return {
-    object: 'list',
-    data: entries.map((entry) => describeModel(entry, aliasesOf.get(entry.name) ?? [])),
-  };
-}
+  const info = (entry: ModelEntry): ModelInfo => ({ ...entry, aliases: aliasesOf.get(entry.name) ?? [] });
+  // The catalog does not change while the gateway runs.
+  const catalog = dependencies.models.list().map(info);
 
-export function modelsRoute(
-  request: IncomingMessage,
-  pathname: string,
-  search: URLSearchParams,
-  dependencies: ModelsRouteDependencies,
-  answer: Answer,
-): void {
-  const alpha = codecs.alpha;
-  const fail = (error: GatewayError): void => {
-    const wire = alpha.encodeError(error);
-    answer(wire.status, wire.body);
+  return (request, { codec, id }, searchParams, answer, baseHeaders) => {
+    const fail = (error: GatewayError): void => {
+      const wire = codec.encodeError(error);
+      answer(wire.status, wire.body, { ...baseHeaders, ...wire.headers });
+    };
+    if (request.method !== 'GET') {
+      methodNotAllowed(codec, request.method, pathOf(request.url), 'GET', answer, baseHeaders);
+      return;
+    }
+    const repeated = repeatedHeader(request.rawHeaders, codec.credentialHeaders);
+    if (repeated !== undefined) {
+      fail(invalidRequest(`${repeated}: send this header once`, repeated));
+      return;
+    }
+    const key = dependencies.keys.authenticate(
+      codec.readClientKey(request.headers, searchParams),
+      dependencies.clock(),
+    );
+    if (key === undefined) {
+      fail(new GatewayError('authentication', 'Invalid or missing API key'));
+      return;
+    }
+    const allowed = (name: string): boolean => key.models === undefined || key.models.has(name);
+    try {
+      if (id === '') {
+        answer(
+          200,
+          codec.modelListing.list(
+            key.models === undefined ? catalog : catalog.filter((model) => allowed(model.name)),
+            searchParams,
+          ),
+        );
+        return;
+      }
+      const name = safeDecode(id);
+      const entry = dependencies.models.resolve(name);
+      if (entry === undefined || !allowed(entry.name)) {
+        fail(
+          new GatewayError(
+            'not_found',
+            `The model \`${name.slice(0, 200)}\` does not exist or is not available to this key`,
+            { param: 'model' },
+          ),
+        );
+        return;
+      }
+      answer(200, codec.modelListing.describe(info(entry)));
+    } catch (error) {
+      if (error instanceof GatewayError) fail(error);
+      else throw error;
+    }
   };
-  if (
-    dependencies.keys.authenticate(alpha.readClientKey(request.headers, search), dependencies.clock()) ===
-    undefined
-  ) {
-    fail(new GatewayError('authentication', 'Invalid or missing API key'));
-    return;
-  }
-  const entries = dependencies.models.list();
-  const listing = listModels(entries, dependencies.aliases);
-  if (pathname === '/v1/models') {
-    answer(200, listing);
-    return;
-  }
-  const name = safeDecode(pathname.slice('/v1/models/'.length));
-  const entry = dependencies.models.resolve(name);
-  if (entry === undefined) {
-    fail(new GatewayError('not_found', `The model \`${name}\` does not exist`));
-    return;
-  }
-  answer(200, describeModel(entry, []));
 }
 
 /** A malformed `%` escape is a client mistake, not an exception. */

@@ -7,6 +7,7 @@ import { createStreamDecoder } from './decode-stream.ts';
 import { encodeRequest } from './encode-request.ts';
 import { encodeResponse } from './encode-response.ts';
 import { createStreamEncoder } from './encode-stream.ts';
+import { modelListing } from './model-list.ts';
 import { passThrough } from './pass-through.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
 import { checkHeaders, credentialHeaders, matchRoute, readClientKey, resemblesPath } from './surface.ts';
@@ -36,4 +37,5 @@ export const alphaCodec: FamilyCodec = {
   decodeError,
   passThrough,
   rateLimitHeaders,
+  modelListing,
 };

@@ -7,6 +7,7 @@ import { encodeRequest } from './encode-request.ts';
 import { encodeResponse } from './encode-response.ts';
 import { createStreamEncoder } from './encode-stream.ts';
 import { decodeError, encodeError } from './errors.ts';
+import { modelListing } from './model-list.ts';
 import { passThrough } from './pass-through.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
 import {
@@ -43,4 +44,5 @@ export const betaCodec: FamilyCodec = {
   decodeError,
   passThrough,
   rateLimitHeaders,
+  modelListing,
 };

@@ -7,6 +7,7 @@ import { encodeRequest } from './encode-request.ts';
 import { encodeResponse } from './encode-response.ts';
 import { createStreamEncoder } from './encode-stream.ts';
 import { decodeError, encodeError } from './errors.ts';
+import { modelListing } from './model-list.ts';
 import { passThrough } from './pass-through.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
 import { checkHeaders, credentialHeaders, matchRoute, readClientKey, resemblesPath } from './surface.ts';
@@ -36,4 +37,5 @@ export const gammaCodec: FamilyCodec = {
   decodeError,
   passThrough,
   rateLimitHeaders,
+  modelListing,
 };
