@@ -16,4 +16,11 @@ echo "clients: claude $(HOME=$home node_modules/.bin/claude --version), gemini $
 rm -rf "$home"
 tsc -p tsconfig.json
 eslint .
-node --test --test-concurrency=1 --test-timeout=600000 "test/*.test.ts"
+# Every gateway and client run writes under one folder: removed when all pass, kept for a failure.
+runs=$(mktemp -d "${TMPDIR:-/tmp}/modelgate-clients-XXXXXX")
+if TMPDIR="$runs" node --test --test-concurrency=1 --test-timeout=600000 "test/*.test.ts"; then
+  rm -rf "$runs"
+else
+  echo "client outputs, requests and gateway logs kept in $runs"
+  exit 1
+fi

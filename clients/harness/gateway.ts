@@ -3,7 +3,7 @@
  * family, a fresh database in a temp folder, a fixed client key, a free loopback port.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
@@ -19,10 +19,16 @@ export interface RunningGateway {
   stop: () => Promise<void>;
 }
 
-export async function startGateway(extraEnv: Record<string, string> = {}): Promise<RunningGateway> {
+/** `config` is the config file's content (JSON is YAML), as a user would write it. */
+export async function startGateway(config?: object): Promise<RunningGateway> {
   const folder = mkdtempSync(join(tmpdir(), 'modelgate-clients-gw-'));
   const databasePath = join(folder, 'modelgate.db');
   const logPath = join(folder, 'gateway.log');
+  const configEnv: Record<string, string> = {};
+  if (config !== undefined) {
+    configEnv['MODELGATE_CONFIG'] = join(folder, 'modelgate.json');
+    writeFileSync(configEnv['MODELGATE_CONFIG'], JSON.stringify(config, null, 2));
+  }
   const child = spawn(process.execPath, [join(repoRoot, 'src/cli/main.ts'), 'serve'], {
     cwd: folder,
     env: {
@@ -32,7 +38,7 @@ export async function startGateway(extraEnv: Record<string, string> = {}): Promi
       MODELGATE_DB: databasePath,
       MODELGATE_KEYS: clientKey,
       LOG_LEVEL: 'info',
-      ...extraEnv,
+      ...configEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

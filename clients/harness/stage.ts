@@ -26,8 +26,9 @@ export interface CaseResult {
   explain: () => string;
 }
 
-export async function startStage(): Promise<Stage> {
-  const gateway = await startGateway();
+/** `config`: the gateway's config file, when the case needs one. */
+export async function startStage(config?: object): Promise<Stage> {
+  const gateway = await startGateway(config);
   const recorder = await startRecorder(gateway.url);
   return {
     gateway,

@@ -1,7 +1,8 @@
 /**
  * Claude Code (`claude -p`) through modelgate's Family B surface, unchanged: ANTHROPIC_BASE_URL and
  * ANTHROPIC_API_KEY, the model chosen with `--model` (what a user does for a gateway model id; the
- * same as ANTHROPIC_MODEL). A text answer, and a loop through its own Read tool on a real file.
+ * same as ANTHROPIC_MODEL) or, with no model chosen, its own default name mapped by an alias in the
+ * gateway's config. A text answer, and a loop through its own Read tool on a real file.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -14,10 +15,13 @@ import { startStage, type Stage } from '../harness/stage.ts';
 
 const models = ['B-1', 'C-1', 'A-2'];
 const timeoutMs = 120_000;
+/** The model Claude Code asks for when none is chosen (this pinned version's default). */
+const defaultModel = 'claude-opus-5-5';
 let stage: Stage;
 
 before(async () => {
-  stage = await startStage();
+  // A user who keeps Claude Code's own model names maps them to catalog models in the config file.
+  stage = await startStage({ aliases: { [defaultModel]: 'B-2' } });
 });
 after(async () => {
   await stage.stop();
@@ -67,3 +71,23 @@ for (const model of models) {
     await assertLedger(result, 'beta', model);
   });
 }
+
+test(`claude -p with no model chosen reaches the catalog model its default name is aliased to`, async () => {
+  const setup = claudeCode(stage.url);
+  const result = await stage.run({
+    name: 'claude-text-default-model',
+    command: clientBin('claude'),
+    args: ['-p', 'Say hello in one short sentence.'],
+    env: setup.env,
+    homeFiles: setup.homeFiles,
+    timeoutMs,
+  });
+  assertCleanRun(result);
+  // The simulated upstream names the model it was called as: the catalog model behind the alias.
+  assert.match(result.run.stdout, /Simulated reply from B-2:/, result.explain());
+  assert.ok(
+    result.exchanges.every((exchange) => exchange.model === defaultModel),
+    result.explain(),
+  );
+  await assertLedger(result, 'beta', 'B-2');
+});
