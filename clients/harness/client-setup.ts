@@ -42,10 +42,9 @@ export function geminiCli(gatewayUrl: string): ClientSetup {
 }
 
 /**
- * Codex reads its provider from `$CODEX_HOME/config.toml` (default `~/.codex`). Two lines besides
- * the provider: its hosted web search runs inside the provider's own service, which no gateway
- * (and no loopback-only run) has, so it is off; and its sub-agent tools come as a `namespace` tool,
- * which modelgate's Responses surface refuses today (a 400 naming `tools[4].type`), so they are off.
+ * Codex reads its provider from `$CODEX_HOME/config.toml` (default `~/.codex`). One line besides
+ * the provider: its hosted web search runs inside the vendor's own service, which no gateway (and
+ * no loopback-only run) has, so it is off (modelgate answers a `web_search` tool with a 400).
  */
 export function codexCli(gatewayUrl: string, model: string): ClientSetup {
   const config = [
@@ -53,9 +52,6 @@ export function codexCli(gatewayUrl: string, model: string): ClientSetup {
     'model_provider = "modelgate"',
     'check_for_update_on_startup = false',
     'web_search = "disabled"',
-    '',
-    '[agents]',
-    'enabled = false',
     '',
     '[model_providers.modelgate]',
     'name = "modelgate"',
