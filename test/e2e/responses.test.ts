@@ -409,6 +409,22 @@ describe('failures and warnings', () => {
     await assert.rejects(client.responses.retrieve(failed.response.id), OpenAI.NotFoundError);
   });
 
+  test('text.format and reasoning.effort reach an A upstream under their chat names', async () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    await client.responses.create({
+      model: 'A-2',
+      input: 'A city, as JSON',
+      text: { format: { type: 'json_schema', name: 'place', schema, strict: true } },
+      reasoning: { effort: 'low' },
+    });
+    const sent = upstream.requests.at(-1)?.json as { response_format?: unknown; reasoning_effort?: unknown };
+    assert.deepEqual(sent.response_format, {
+      type: 'json_schema',
+      json_schema: { name: 'place', schema, strict: true },
+    });
+    assert.equal(sent.reasoning_effort, 'low');
+  });
+
   test('fields no upstream receives are named in a warning header', async () => {
     const answer = await post(gateway.url, '/v1/responses', alphaAuth(gateway.key), {
       model: 'B-1',
