@@ -114,6 +114,14 @@ export interface Config {
   breaker: BreakerConfig;
   /** In-flight chat requests beyond which new ones are shed at once with an overloaded error. */
   maxInFlight: number;
+  /** In-flight chat requests one client key may hold (from authentication, before its body); beyond it 429. */
+  maxInFlightPerKey: number;
+  /** Bytes of request bodies being read at once, all requests together; beyond it the overloaded error. */
+  maxBodyBytesReading: number;
+  /** A request body must be whole within this after its reading starts; beyond it 408. */
+  bodyReadTimeoutMs: number;
+  /** After two seconds, a body must keep arriving at this average rate (or be whole); slower: 408. */
+  minBodyBytesPerSecond: number;
   /** Largest request head (node:http `maxHeaderSize`); beyond it 431. */
   maxHeaderBytes: number;
   /** Time for a client to send its request headers (slow-header protection); beyond it 408. */

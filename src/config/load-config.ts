@@ -86,6 +86,10 @@ const fileSchema = z.strictObject({
       port: z.number().int().min(0).max(65535).optional(),
       bodyLimitBytes: positiveInteger.optional(),
       maxInFlight: positiveInteger.optional(),
+      maxInFlightPerKey: positiveInteger.optional(),
+      maxBodyBytesReading: positiveInteger.optional(),
+      bodyReadTimeoutMs: positiveInteger.optional(),
+      minBodyBytesPerSecond: z.number().int().min(0).optional(),
       maxHeaderBytes: positiveInteger.optional(),
       headersTimeoutMs: positiveInteger.optional(),
       requestTimeoutMs: positiveInteger.optional(),
@@ -181,7 +185,7 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
   return {
     host: nonEmpty(environment.HOST) ?? file.server?.host ?? '127.0.0.1',
     port: environmentPort(environment.PORT) ?? file.server?.port ?? 8080,
-    bodyLimitBytes: file.server?.bodyLimitBytes ?? 16 * 1024 * 1024,
+    bodyLimitBytes: file.server?.bodyLimitBytes ?? defaultBodyLimitBytes,
     databasePath: nonEmpty(environment.MODELGATE_DB) ?? file.database ?? './data/modelgate.db',
     staticKeys: (environment.MODELGATE_KEYS ?? '')
       .split(',')
@@ -204,7 +208,7 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
       failureThreshold: file.breaker?.failureThreshold ?? 5,
       cooldownMs: file.breaker?.cooldownMs ?? 30_000,
     },
-    maxInFlight: file.server?.maxInFlight ?? 1024,
+    ...clientLimits(file),
     maxHeaderBytes: file.server?.maxHeaderBytes ?? 16_384,
     headersTimeoutMs,
     // node:http requires requestTimeout ≥ headersTimeout.
@@ -226,6 +230,35 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
     ...keyPolicyConfig(file, environment),
   };
 }
+
+/** What one client and all clients' request bodies may take of the gateway (slots, memory, time). */
+function clientLimits(
+  file: ConfigFile,
+): Pick<
+  Config,
+  'maxInFlight' | 'maxInFlightPerKey' | 'maxBodyBytesReading' | 'bodyReadTimeoutMs' | 'minBodyBytesPerSecond'
+> {
+  const server = file.server ?? {};
+  const maxInFlight = server.maxInFlight ?? 1024;
+  const bodyLimitBytes = server.bodyLimitBytes ?? defaultBodyLimitBytes;
+  const maxInFlightPerKey = server.maxInFlightPerKey ?? Math.max(1, Math.floor(maxInFlight / 4));
+  if (maxInFlightPerKey > maxInFlight)
+    throw new ConfigError('server.maxInFlightPerKey must not exceed server.maxInFlight');
+  const maxBodyBytesReading = server.maxBodyBytesReading ?? Math.max(128 * 1024 * 1024, bodyLimitBytes);
+  if (maxBodyBytesReading < bodyLimitBytes)
+    throw new ConfigError(
+      'server.maxBodyBytesReading must be at least server.bodyLimitBytes (one whole body)',
+    );
+  return {
+    maxInFlight,
+    maxInFlightPerKey,
+    maxBodyBytesReading,
+    bodyReadTimeoutMs: server.bodyReadTimeoutMs ?? 60_000,
+    minBodyBytesPerSecond: server.minBodyBytesPerSecond ?? 8_192,
+  };
+}
+
+const defaultBodyLimitBytes = 16 * 1024 * 1024;
 
 /** The spec's rate-limit table (requests and tokens per minute per family). */
 const defaultRateLimits: Record<FamilyId, RateLimitConfig> = {

@@ -4,8 +4,9 @@
  * (403/404/429) and adds headers to `call.sink.headers`; `settle` is always called once with what
  * was delivered (undefined when delivery failed before any answer).
  */
+import type { ModelEntry } from '../config/catalog.ts';
 import type { SurfaceCodec } from '../families/codec.ts';
-import type { FamilyId } from '../ir/index.ts';
+import type { FamilyId, GatewayError } from '../ir/index.ts';
 import { generateId } from './ids.ts';
 import type { ChatCall } from './chat-call.ts';
 import type { Delivery } from './deliver.ts';
@@ -45,7 +46,23 @@ export interface LimitsQuery {
   context: RequestContext;
 }
 
+/** What is known of a chat request before its body is read. */
+export interface ScreenQuery {
+  clientId: string;
+  surface: SurfaceCodec;
+  /** The model the path names (the C surface), resolved; undefined when the body names it. */
+  entry: ModelEntry | undefined;
+  headers: ResponseHeaders;
+  context: RequestContext;
+}
+
 export interface AdmissionControl {
+  /**
+   * From the headers alone, before the body is read: the error `admit` would give whatever the
+   * body holds (a spent budget, no request left in any family the key may call, a model the path
+   * names that the key may not use), with its headers set; undefined when the body must decide.
+   */
+  screen?(query: ScreenQuery): Promise<GatewayError | undefined>;
   admit(call: ChatCall, prepared: PreparedRequest, context: RequestContext): Promise<Admission>;
   /** Puts the rate-limit headers on an answer that never reached `admit` (a bad request…). */
   describe(query: LimitsQuery): Promise<void>;

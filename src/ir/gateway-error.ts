@@ -8,6 +8,7 @@ export type GatewayErrorKind =
   | 'unknown_route'
   /** A known path called with a method it does not serve (the answer carries `Allow`). */
   | 'method_not_allowed'
+  | 'request_timeout'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
@@ -26,6 +27,7 @@ export const defaultStatusByKind = {
   not_found: 404,
   unknown_route: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

@@ -178,7 +178,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
   };
 }
 
-function setLimitHeaders(
+export function setLimitHeaders(
   surface: SurfaceCodec,
   headers: Record<string, string | string[]>,
   context: RequestContext,
@@ -189,7 +189,7 @@ function setLimitHeaders(
 }
 
 /** A key not allowed a model: the family's permission error, or model-not-found where it has none. */
-function modelDenied(surface: SurfaceCodec, model: string): GatewayError {
+export function modelDenied(surface: SurfaceCodec, model: string): GatewayError {
   return modelDeniedWith(surface, `This API key is not allowed to use the model \`${model}\``);
 }
 
@@ -199,7 +199,7 @@ function modelDeniedWith(surface: SurfaceCodec, message: string): GatewayError {
     : new GatewayError('not_found', message, { param: 'model' });
 }
 
-function overBudget(spentUsd: number, budgetUsd: number): GatewayError {
+export function overBudget(spentUsd: number, budgetUsd: number): GatewayError {
   return new GatewayError(
     'quota',
     `This API key has used its budget: $${spentUsd.toFixed(4)} spent of $${budgetUsd.toFixed(2)}. Ask the operator to raise it.`,

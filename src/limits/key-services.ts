@@ -14,6 +14,7 @@ import type { Database } from '../store/database.ts';
 import { UsageLedger } from '../usage/ledger.ts';
 import { createAdmissionPolicy } from './admission-policy.ts';
 import { MemoryBudgets } from './budgets.ts';
+import { createHeaderScreen } from './header-screen.ts';
 import { MemoryRateLimitStore } from './rate-limit-store.ts';
 import { RateLimiter } from './rate-limiter.ts';
 
@@ -44,10 +45,13 @@ export function createKeyServices(
   const priced = new Set(config.models.map((entry) => entry.name));
   const ceilings = priceCeilings(config);
   const pricing = new Map(config.models.map((entry) => [entry.name, entry.pricing]));
-  const admission = createAdmissionPolicy({
+  const limiter = new RateLimiter(new MemoryRateLimitStore(), config.rateLimits);
+  const budgets = new MemoryBudgets(store.spend());
+  const families = new Map(config.models.map((entry) => [entry.name, entry.family]));
+  const policy = createAdmissionPolicy({
     keys,
-    limiter: new RateLimiter(new MemoryRateLimitStore(), config.rateLimits),
-    budgets: new MemoryBudgets(store.spend()),
+    limiter,
+    budgets,
     ledger,
     isPriced: (entry) => priced.has(entry.name),
     pricingFor: (entry) => ceilings.get(entry.name) ?? entry.pricing,
@@ -55,6 +59,11 @@ export function createKeyServices(
     clock,
     logger,
   });
+  // The checks that need no body run before it is read (and before `100 Continue`).
+  const admission: AdmissionControl = {
+    ...policy,
+    screen: createHeaderScreen({ keys, limiter, budgets, clock, familyOf: (model) => families.get(model) }),
+  };
   return { keys, store, generatedKey, adminKey: new AdminKey(config.adminKey), admission, ledger };
 }
 

@@ -35,6 +35,14 @@ export interface Acquisition {
   refusal: Refusal | undefined;
 }
 
+export interface AnyRequestWait {
+  state: RateLimitState;
+  /** Milliseconds until one request could be admitted; 0: now. */
+  waitMs: number;
+  /** The window that makes it wait. */
+  dimension: Refusal['dimension'];
+}
+
 const minute = 60_000;
 
 export class RateLimiter {
@@ -102,6 +110,29 @@ export class RateLimiter {
     const [requests, tokenBucket] = this.#buckets(key, family);
     await this.#store.adjust({ bucket: requests, amount: -1 }, now);
     await this.#store.adjust({ bucket: tokenBucket, amount: -tokens }, now);
+  }
+
+  /**
+   * How long until the key could make any request in the family (every request takes one request
+   * and at least one token), with the windows' state: 0 when it could now. A positive wait is a
+   * refusal whatever the request's body holds, so it can be decided before the body is read.
+   */
+  async waitForAny(key: LimitedKey, family: FamilyId, now: number): Promise<AnyRequestWait> {
+    const buckets = this.#buckets(key, family);
+    const states = await this.#store.peek(buckets, now);
+    let waitMs = 0;
+    let dimension: Refusal['dimension'] = 'requests';
+    states.forEach((state, index) => {
+      const bucket = buckets[index];
+      if (state.remaining >= 1 || bucket === undefined) return;
+      // GCRA: one unit fits once the theoretical arrival time is within a period less one interval.
+      const wait = state.resetMs + bucket.periodMs / bucket.limit - bucket.periodMs;
+      if (wait > waitMs) {
+        waitMs = wait;
+        dimension = index === 0 ? 'requests' : 'tokens';
+      }
+    });
+    return { state: toState(states, now), waitMs, dimension };
   }
 
   async state(key: LimitedKey, family: FamilyId, now: number): Promise<RateLimitState> {

@@ -26,6 +26,9 @@ import { adminRoute } from './admin-route.ts';
 import { methodNotAllowed, notAllowed, pathOf, safePath, sendError, sendJson } from './answers.ts';
 import { createModelsRoute, matchModelsPath, type ModelsRoute } from './models-route.ts';
 import { createNodeSink } from './node-sink.ts';
+import { beforeBody, type BeforeBodyGuards } from './before-body.ts';
+import { BodyGuard, type BodyWatch } from './body-guard.ts';
+import { KeySlots } from './key-slots.ts';
 import { isJsonContentType, parseJsonBody, readBody } from './read-body.ts';
 import { storedResponsesRoute, isStoredResponsePath } from './responses-route.ts';
 import { beginResponsesTurn } from './responses-turn.ts';
@@ -88,6 +91,7 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
     aliases: dependencies.config.aliases,
     clock,
   });
+  const { config } = dependencies;
   const state: RouteState = {
     dependencies,
     admin,
@@ -95,6 +99,16 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
     controllers,
     draining: () => draining,
     modelsRoute,
+    guards: {
+      slots: new KeySlots(config.maxInFlightPerKey),
+      bodies: new BodyGuard({
+        maxBytesReading: config.maxBodyBytesReading,
+        readTimeoutMs: config.bodyReadTimeoutMs,
+        minBytesPerSecond: config.minBodyBytesPerSecond,
+      }),
+      admission: dependencies.admission,
+      bodyLimitBytes: config.bodyLimitBytes,
+    },
   };
 
   const handler = (request: IncomingMessage, response: ServerResponse): void => {
@@ -165,6 +179,8 @@ interface RouteState {
   controllers: Set<AbortController>;
   draining: () => boolean;
   modelsRoute: ModelsRoute;
+  /** What a chat request must pass before its body is read. */
+  guards: BeforeBodyGuards;
 }
 
 async function route(
@@ -217,6 +233,7 @@ async function route(
   };
   let key: ClientKey | undefined;
   let body: unknown;
+  let watch: BodyWatch | undefined;
   try {
     if (match === undefined)
       throw new GatewayError('unknown_route', `No route for ${request.method ?? ''} ${safePath(pathname)}`);
@@ -233,7 +250,20 @@ async function route(
     if (!isJsonContentType(request.headers['content-type'])) {
       throw new GatewayError('unsupported_media_type', 'Content-Type must be application/json');
     }
-    body = parseJsonBody(await readBody(request, dependencies.config.bodyLimitBytes));
+    const pathModel = match.route.model;
+    watch = await beforeBody(
+      request,
+      response,
+      {
+        keyId: key.id,
+        surface,
+        entry: pathModel === undefined ? undefined : dependencies.models.resolve(pathModel),
+        headers: sink.headers,
+        context,
+      },
+      state.guards,
+    );
+    body = parseJsonBody(await readBody(request, dependencies.config.bodyLimitBytes, watch));
     const controller = new AbortController();
     state.controllers.add(controller);
     response.once('close', () => {
@@ -264,6 +294,10 @@ async function route(
     await handleChat(call, dependencies, context);
     turn?.finish();
   } catch (error) {
+    // Refused before the whole request arrived (from its headers, or cut while reading it): the
+    // rest of the upload is not read, the connection closes after the answer.
+    if (!request.complete) sink.headers.connection = 'close';
+    watch?.finish();
     if (key !== undefined && !context.limitsReported && !response.headersSent) {
       await describeLimits(
         state,

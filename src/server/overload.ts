@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../ir/index.ts';
+import { expectsContinue } from './before-body.ts';
 import { surfaceForPath } from './surface-for-path.ts';
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -62,8 +63,10 @@ function shedRequest(request: IncomingMessage, response: ServerResponse, maxInFl
     ...wire.headers,
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
+    // A client waiting for `100 Continue` has not sent its body: the connection cannot go on.
+    ...(expectsContinue(request) ? { connection: 'close' } : {}),
   });
-  // The unread request body is discarded by node:http; the connection stays usable.
+  // Otherwise the unread request body is discarded by node:http; the connection stays usable.
   response.end(text);
 }
 

@@ -1,27 +1,43 @@
 /** Reads a request body with a size cap checked while reading (and up front from content-length). */
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../ir/index.ts';
+import type { BodyWatch } from './body-guard.ts';
 import { exceedsJsonDepth } from './json-depth.ts';
+
+/** The body's declared length; undefined when it has none (chunked). */
+export function declaredLength(request: IncomingMessage): number | undefined {
+  const declared = Number(request.headers['content-length']);
+  return Number.isFinite(declared) ? declared : undefined;
+}
 
 /**
  * Listeners rather than `for await`: the async iterator costs ~15 µs per request on the hot path,
  * and a chat body nearly always arrives in the packet of its headers (one 'data', then 'end').
- * Over the cap the request is paused (not destroyed), so the 413 can still be written.
+ * Over the cap the request is paused (not destroyed), so the 413 can still be written. A `watch`
+ * (the global byte cap, the read deadline and minimum rate) is told every chunk and may end the
+ * read with its error; it is finished however the read ends.
  */
-export function readBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
-  const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) return Promise.reject(tooLarge(limitBytes));
+export function readBody(request: IncomingMessage, limitBytes: number, watch?: BodyWatch): Promise<Buffer> {
+  const declared = declaredLength(request);
+  if (declared !== undefined && declared > limitBytes) {
+    watch?.finish();
+    return Promise.reject(tooLarge(limitBytes));
+  }
   return new Promise<Buffer>((resolve, reject) => {
     let first: Buffer | undefined;
     let chunks: Buffer[] | undefined;
     let size = 0;
+    const stop = (error: Error): void => {
+      done();
+      request.pause();
+      reject(error);
+    };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > limitBytes) {
-        done();
-        request.pause();
-        reject(tooLarge(limitBytes));
-      } else if (first === undefined) first = chunk;
+      const refused = watch?.receive(chunk.length);
+      if (refused !== undefined) stop(refused);
+      else if (size > limitBytes) stop(tooLarge(limitBytes));
+      else if (first === undefined) first = chunk;
       else (chunks ??= [first]).push(chunk);
     };
     const onEnd = (): void => {
@@ -41,11 +57,13 @@ export function readBody(request: IncomingMessage, limitBytes: number): Promise<
       );
     };
     const done = (): void => {
+      watch?.finish();
       request.off('data', onData);
       request.off('end', onEnd);
       request.off('error', onError);
       request.off('close', onClose);
     };
+    if (watch !== undefined) watch.onCut = stop;
     request.on('data', onData);
     request.on('end', onEnd);
     request.on('error', onError);
@@ -53,7 +71,7 @@ export function readBody(request: IncomingMessage, limitBytes: number): Promise<
   });
 }
 
-function tooLarge(limitBytes: number): GatewayError {
+export function tooLarge(limitBytes: number): GatewayError {
   return new GatewayError('payload_too_large', `request body exceeds the limit of ${limitBytes} bytes`);
 }
 

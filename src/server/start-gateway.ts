@@ -84,6 +84,9 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
     },
     guard.handler,
   );
+  // `Expect: 100-continue` requests come here instead of 'request', and node:http does not send
+  // `100 Continue` by itself: the router sends it once the headers passed (auth, limits).
+  server.on('checkContinue', guard.handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {

@@ -375,7 +375,8 @@ export const overloadShedding: Scenario = async (profile) => {
           after: [chunk({ content: ' there' }, null), chunk({}, 'stop'), 'data: [DONE]\n\n'],
         };
   const cap = profile.overloadCap;
-  const gateway = await startChaosGateway(`server: { maxInFlight: ${cap} }\n`, {
+  // One key sends everything here: its fair share is the whole cap (the global shedding is measured).
+  const gateway = await startChaosGateway(`server: { maxInFlight: ${cap}, maxInFlightPerKey: ${cap} }\n`, {
     ALPHA_BASE_URL: upstream.url,
     ALPHA_API_KEY: 'alpha-key',
   });

@@ -54,7 +54,10 @@ limits:
   gamma: { rpm: 1000000, tpm: 100000000 }
 `;
 
-export async function startHostileSetup(extraConfig = ''): Promise<HostileSetup> {
+export async function startHostileSetup(
+  extraConfig = '',
+  environment: Record<string, string> = {},
+): Promise<HostileSetup> {
   const upstream = await startRecordingUpstream();
   const trap = await startTrap();
   const file = writeTempConfig('hostile.yaml', config + extraConfig);
@@ -66,6 +69,7 @@ export async function startHostileSetup(extraConfig = ''): Promise<HostileSetup>
       ALPHA_API_KEY: 'up-alpha-hostile',
       BETA_API_KEY: 'up-beta-hostile',
       GAMMA_API_KEY: 'up-gamma-hostile',
+      ...environment,
     },
     file.path,
   );

@@ -12,6 +12,7 @@ test('every kind has its A status, type and code; param and retry-after are carr
     ['not_found', 404, 'invalid_request_error', 'model_not_found'],
     ['unknown_route', 404, 'invalid_request_error', 'unknown_url'],
     ['method_not_allowed', 405, 'invalid_request_error', 'method_not_allowed'],
+    ['request_timeout', 408, 'invalid_request_error', 'request_timeout'],
     ['payload_too_large', 413, 'invalid_request_error', 'request_too_large'],
     ['unsupported_media_type', 415, 'invalid_request_error', null],
     ['rate_limited', 429, 'requests', 'rate_limit_exceeded'],

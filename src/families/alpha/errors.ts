@@ -17,6 +17,7 @@ const wireByKind = {
   // What the family's own API answers for a path it does not serve.
   unknown_route: { status: 404, type: 'invalid_request_error', code: 'unknown_url' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', code: 'method_not_allowed' },
+  request_timeout: { status: 408, type: 'invalid_request_error', code: 'request_timeout' },
   payload_too_large: { status: 413, type: 'invalid_request_error', code: 'request_too_large' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error', code: null },
   rate_limited: { status: 429, type: 'requests', code: 'rate_limit_exceeded' },
@@ -52,6 +53,7 @@ const genericMessageByKind = {
   not_found: 'upstream: the model was not found',
   unknown_route: 'upstream: the path was not found',
   method_not_allowed: 'upstream: method not allowed',
+  request_timeout: 'upstream: the request timed out',
   payload_too_large: 'upstream: the request is too large',
   unsupported_media_type: 'upstream: unsupported media type',
   rate_limited: 'upstream: rate limit reached, retry later',

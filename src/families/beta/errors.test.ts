@@ -12,6 +12,7 @@ test('encodeError gives the beta body, status and type for every kind', () => {
     not_found: [404, 'not_found_error'],
     unknown_route: [404, 'not_found_error'],
     method_not_allowed: [405, 'invalid_request_error'],
+    request_timeout: [408, 'timeout_error'],
     payload_too_large: [413, 'request_too_large'],
     unsupported_media_type: [415, 'invalid_request_error'],
     rate_limited: [429, 'rate_limit_error'],

@@ -11,6 +11,7 @@ const wireByKind = {
   not_found: { status: 404, type: 'not_found_error' },
   unknown_route: { status: 404, type: 'not_found_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
+  request_timeout: { status: 408, type: 'timeout_error' },
   payload_too_large: { status: 413, type: 'request_too_large' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },

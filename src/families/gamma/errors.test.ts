@@ -13,6 +13,7 @@ test('encodeError: every kind → status and google.rpc status name', () => {
     ['not_found', 404, 'NOT_FOUND'],
     ['unknown_route', 404, 'NOT_FOUND'],
     ['method_not_allowed', 405, 'UNIMPLEMENTED'],
+    ['request_timeout', 408, 'DEADLINE_EXCEEDED'],
     ['payload_too_large', 413, 'INVALID_ARGUMENT'],
     ['unsupported_media_type', 415, 'INVALID_ARGUMENT'],
     ['rate_limited', 429, 'RESOURCE_EXHAUSTED'],

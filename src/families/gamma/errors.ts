@@ -15,6 +15,7 @@ const encodeTable = {
   unknown_route: { status: 404, rpc: 'NOT_FOUND' },
   // google.rpc has no code for a wrong HTTP method; UNIMPLEMENTED is what the family's gRPC gateway says.
   method_not_allowed: { status: 405, rpc: 'UNIMPLEMENTED' },
+  request_timeout: { status: 408, rpc: 'DEADLINE_EXCEEDED' },
   payload_too_large: { status: 413, rpc: 'INVALID_ARGUMENT' },
   unsupported_media_type: { status: 415, rpc: 'INVALID_ARGUMENT' },
   rate_limited: { status: 429, rpc: 'RESOURCE_EXHAUSTED' },

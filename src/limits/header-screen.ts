@@ -1,0 +1,102 @@
+/**
+ * The admission checks that need no body: run from the headers, before the body is read (and
+ * before `100 Continue`), so a key that is out of budget or out of requests cannot make the
+ * gateway read, parse or count a byte of what it sends. Only certain refusals are made here — what
+ * `admit` would refuse whatever the body holds — with the same errors and rate-limit headers;
+ * everything else waits for the body. Static keys are never refused, so they skip it.
+ */
+import type { ScreenQuery } from '../gateway/admission.ts';
+import { familyIds, GatewayError, type FamilyId } from '../ir/index.ts';
+import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
+import { modelDenied, overBudget, setLimitHeaders } from './admission-policy.ts';
+import type { BudgetStore } from './budgets.ts';
+import type { AnyRequestWait, RateLimiter } from './rate-limiter.ts';
+
+export interface ScreenDependencies {
+  keys: ClientKeys;
+  limiter: RateLimiter;
+  budgets: BudgetStore;
+  /** The family of a catalog model, by name. */
+  familyOf: (model: string) => FamilyId | undefined;
+  /** Unix milliseconds. */
+  clock: () => number;
+}
+
+export function createHeaderScreen(
+  dependencies: ScreenDependencies,
+): (query: ScreenQuery) => Promise<GatewayError | undefined> {
+  const { keys, limiter, budgets, clock } = dependencies;
+  /** Per key object (a reload makes a new one): the families of the models it may call. */
+  const familiesByKey = new WeakMap<ClientKey, readonly FamilyId[]>();
+  const familiesOf = (key: ClientKey): readonly FamilyId[] => {
+    if (key.models === undefined) return familyIds;
+    let families = familiesByKey.get(key);
+    if (families === undefined) {
+      const found = new Set<FamilyId>();
+      for (const model of key.models) {
+        const family = dependencies.familyOf(model);
+        if (family !== undefined) found.add(family);
+      }
+      families = [...found];
+      familiesByKey.set(key, families);
+    }
+    return families;
+  };
+
+  return async (query) => {
+    const key = keys.byId(query.clientId);
+    if (key === undefined) return new GatewayError('authentication', 'Invalid or missing API key');
+    if (key.static && key.budgetUsd === undefined) return undefined;
+    const now = clock();
+    const { entry, surface } = query;
+    const families = entry === undefined ? familiesOf(key) : [entry.family];
+    // The family whose windows an early refusal describes: the model's, else the surface's own.
+    const own = surface.family;
+    const shown = entry?.family ?? (families.includes(own) ? own : (families[0] ?? own));
+    const report = async (): Promise<void> => {
+      setLimitHeaders(surface, query.headers, query.context, await limiter.state(key, shown, now));
+    };
+    if (entry !== undefined && key.models !== undefined && !key.models.has(entry.name)) {
+      await report();
+      return modelDenied(surface, entry.name);
+    }
+    if (key.budgetUsd !== undefined) {
+      const spent = budgets.spent(key.id);
+      if (spent >= key.budgetUsd) {
+        await report();
+        query.headers['x-should-retry'] = 'false';
+        return overBudget(spent, key.budgetUsd);
+      }
+    }
+    let soonest: { family: FamilyId; wait: AnyRequestWait } | undefined;
+    let shownState: AnyRequestWait['state'] | undefined;
+    for (const family of families) {
+      const wait = await limiter.waitForAny(key, family, now);
+      if (wait.waitMs <= 0) return undefined;
+      if (family === shown) shownState = wait.state;
+      if (soonest === undefined || wait.waitMs < soonest.wait.waitMs) soonest = { family, wait };
+    }
+    if (soonest === undefined) return undefined;
+    setLimitHeaders(surface, query.headers, query.context, shownState ?? soonest.wait.state);
+    const seconds = Math.max(1, Math.ceil(soonest.wait.waitMs / 1000));
+    const where =
+      families.length === 1
+        ? `on the ${soonest.family} family: limit ${limitOf(limiter, key, soonest.family, soonest.wait.dimension)}`
+        : `on every family this key may call (${families.join(', ')})`;
+    return new GatewayError(
+      'rate_limited',
+      `Rate limit reached for ${soonest.wait.dimension} per minute ${where}. Try again in ${seconds}s.`,
+      { retryAfterSeconds: seconds },
+    );
+  };
+}
+
+function limitOf(
+  limiter: RateLimiter,
+  key: ClientKey,
+  family: FamilyId,
+  dimension: 'requests' | 'tokens',
+): number {
+  const limits = limiter.limitsFor(key, family);
+  return dimension === 'requests' ? limits.requestsPerMinute : limits.tokensPerMinute;
+}

@@ -1,0 +1,62 @@
+/**
+ * What a chat request must pass, from its headers alone, before a byte of its body is read — so a
+ * client that will be refused anyway costs no memory, no parsing and no slot time. In order: the
+ * declared length against the body cap (413); the key's fair share of the in-flight slots (429);
+ * the admission screen (a spent budget, no request left in any family the key may call, a model
+ * the path names that the key may not use); a place under the global cap on bytes being read
+ * (the overloaded error). Only then is `100 Continue` sent to a client that waits for it.
+ * Authentication comes before all of these, in the router.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ModelEntry } from '../config/catalog.ts';
+import type { SurfaceCodec } from '../families/codec.ts';
+import type { AdmissionControl, RequestContext } from '../gateway/admission.ts';
+import type { ResponseHeaders } from '../gateway/response-sink.ts';
+import type { BodyGuard, BodyWatch } from './body-guard.ts';
+import type { KeySlots } from './key-slots.ts';
+import { declaredLength, tooLarge } from './read-body.ts';
+
+export interface BeforeBodyGuards {
+  slots: KeySlots;
+  bodies: BodyGuard;
+  admission: AdmissionControl;
+  bodyLimitBytes: number;
+}
+
+export interface BeforeBodyRequest {
+  keyId: string;
+  surface: SurfaceCodec;
+  /** The model the path names (the C surface), resolved. */
+  entry: ModelEntry | undefined;
+  /** The answer's headers (an early refusal puts its rate-limit headers there). */
+  headers: ResponseHeaders;
+  context: RequestContext;
+}
+
+/** Passes the checks or throws the refusal; the watch goes to `readBody`. */
+export async function beforeBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  input: BeforeBodyRequest,
+  guards: BeforeBodyGuards,
+): Promise<BodyWatch> {
+  const declared = declaredLength(request);
+  if (declared !== undefined && declared > guards.bodyLimitBytes) throw tooLarge(guards.bodyLimitBytes);
+  guards.slots.take(input.keyId, response);
+  const refusal = await guards.admission.screen?.({
+    clientId: input.keyId,
+    surface: input.surface,
+    entry: input.entry,
+    headers: input.headers,
+    context: input.context,
+  });
+  if (refusal !== undefined) throw refusal;
+  const watch = guards.bodies.start(declared);
+  if (expectsContinue(request)) response.writeContinue();
+  return watch;
+}
+
+export function expectsContinue(request: IncomingMessage): boolean {
+  const expect = request.headers.expect;
+  return expect !== undefined && expect.toLowerCase() === '100-continue';
+}
