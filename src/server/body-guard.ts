@@ -8,7 +8,7 @@
  * - time: a read deadline for the whole body and, from `rateGraceMs` on, a minimum average rate
  *   (received ≥ rate × elapsed, or the whole body): a client holding a slot with a trickle (or
  *   with `{` and nothing more) gets a 408 within seconds. One timer sweeps every read in progress
- *   (none runs while nothing is read), and a read is cut only on the second sweep that finds it
+ *   (it stops once nothing is being read), and a read is cut only on the second sweep that finds it
  *   late, so a read delayed by a busy event loop (its bytes waiting in the socket) is not cut.
  */
 import { GatewayError } from '../ir/index.ts';
