@@ -5,7 +5,8 @@
  *   CHAOS_SOAK_SECONDS=600 npm run chaos     # the 10-minute soak (default 60 s)
  *   CHAOS_ONLY=soak npm run chaos            # only the scenarios whose name contains the text
  *
- * Names: retry-burst, family-down, disconnect-storm, overload, error-flood, soak.
+ * Names: retry-burst, family-down, disconnect-storm, overload, error-flood, soak, slot-hog,
+ * body-flood.
  */
 import { formatResult, fullProfile, scenarios, type ScenarioResult } from '../test/chaos/scenarios.ts';
 

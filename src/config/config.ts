@@ -120,7 +120,7 @@ export interface Config {
   maxBodyBytesReading: number;
   /** A request body must be whole within this after its reading starts; beyond it 408. */
   bodyReadTimeoutMs: number;
-  /** After two seconds, a body must keep arriving at this average rate (or be whole); slower: 408. */
+  /** Over every 2-second window a body must bring this rate (or its rest); slower: 408. */
   minBodyBytesPerSecond: number;
   /** Largest request head (node:http `maxHeaderSize`); beyond it 431. */
   maxHeaderBytes: number;

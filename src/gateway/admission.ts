@@ -52,6 +52,8 @@ export interface ScreenQuery {
   surface: SurfaceCodec;
   /** The model the path names (the C surface), resolved; undefined when the body names it. */
   entry: ModelEntry | undefined;
+  /** The path selects streaming (C); false when the body decides. */
+  stream: boolean;
   headers: ResponseHeaders;
   context: RequestContext;
 }

@@ -9,6 +9,8 @@ import type { ScreenQuery } from '../gateway/admission.ts';
 import { familyIds, GatewayError, type FamilyId } from '../ir/index.ts';
 import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
 import { modelDenied, overBudget, setLimitHeaders } from './admission-policy.ts';
+import type { LedgerSink } from '../usage/ledger.ts';
+import { headerRefusalRow } from '../usage/ledger-rows.ts';
 import type { BudgetStore } from './budgets.ts';
 import type { AnyRequestWait, RateLimiter } from './rate-limiter.ts';
 
@@ -16,6 +18,7 @@ export interface ScreenDependencies {
   keys: ClientKeys;
   limiter: RateLimiter;
   budgets: BudgetStore;
+  ledger: LedgerSink;
   /** The family of a catalog model, by name. */
   familyOf: (model: string) => FamilyId | undefined;
   /** Unix milliseconds. */
@@ -43,7 +46,7 @@ export function createHeaderScreen(
     return families;
   };
 
-  return async (query) => {
+  const screen = async (query: ScreenQuery): Promise<GatewayError | undefined> => {
     const key = keys.byId(query.clientId);
     if (key === undefined) return new GatewayError('authentication', 'Invalid or missing API key');
     if (key.static && key.budgetUsd === undefined) return undefined;
@@ -88,6 +91,18 @@ export function createHeaderScreen(
       `Rate limit reached for ${soonest.wait.dimension} per minute ${where}. Try again in ${seconds}s.`,
       { retryAfterSeconds: seconds },
     );
+  };
+  // A refusal for a model the path named gets its ledger row, as `admit`'s refusals do.
+  return async (query) => {
+    const refusal = await screen(query);
+    const { entry } = query;
+    if (refusal !== undefined && entry !== undefined && refusal.kind !== 'authentication') {
+      const status = query.surface.encodeError(refusal).status;
+      dependencies.ledger.append(
+        headerRefusalRow(query.clientId, entry, query.stream, status, query.context, refusal, clock()),
+      );
+    }
+    return refusal;
   };
 }
 

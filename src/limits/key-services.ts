@@ -62,7 +62,14 @@ export function createKeyServices(
   // The checks that need no body run before it is read (and before `100 Continue`).
   const admission: AdmissionControl = {
     ...policy,
-    screen: createHeaderScreen({ keys, limiter, budgets, clock, familyOf: (model) => families.get(model) }),
+    screen: createHeaderScreen({
+      keys,
+      limiter,
+      budgets,
+      ledger,
+      clock,
+      familyOf: (model) => families.get(model),
+    }),
   };
   return { keys, store, generatedKey, adminKey: new AdminKey(config.adminKey), admission, ledger };
 }

@@ -258,6 +258,7 @@ async function route(
         keyId: key.id,
         surface,
         entry: pathModel === undefined ? undefined : dependencies.models.resolve(pathModel),
+        stream: match.route.stream ?? false,
         headers: sink.headers,
         context,
       },

@@ -28,6 +28,8 @@ export interface BeforeBodyRequest {
   surface: SurfaceCodec;
   /** The model the path names (the C surface), resolved. */
   entry: ModelEntry | undefined;
+  /** The path selects streaming (C). */
+  stream: boolean;
   /** The answer's headers (an early refusal puts its rate-limit headers there). */
   headers: ResponseHeaders;
   context: RequestContext;
@@ -47,6 +49,7 @@ export async function beforeBody(
     clientId: input.keyId,
     surface: input.surface,
     entry: input.entry,
+    stream: input.stream,
     headers: input.headers,
     context: input.context,
   });

@@ -8,7 +8,7 @@ const options = {
   maxBytesReading: 1000,
   readTimeoutMs: 10_000,
   minBytesPerSecond: 100,
-  rateGraceMs: 40,
+  rateWindowMs: 40,
   sweepMs: 10,
 };
 
@@ -63,4 +63,31 @@ test('a body keeping the rate is not cut; the read deadline ends it anyway', asy
   }
   assert.equal(seen.error?.kind, 'request_timeout');
   assert.match(seen.error.message, /not complete within 0.15 s/);
+});
+
+test('large bodies (over 1 MiB) may fill three quarters of the cap: the rest stays for small ones', () => {
+  const mib = 1024 * 1024;
+  const guard = new BodyGuard({ ...options, maxBytesReading: 16 * mib });
+  const large = [guard.start(4 * mib), guard.start(4 * mib), guard.start(4 * mib)];
+  assert.throws(
+    () => guard.start(2 * mib),
+    (error: GatewayError) => error.kind === 'overloaded',
+  );
+  const small = guard.start(mib);
+  assert.equal(guard.bytesReading, 13 * mib);
+  for (const watch of [...large, small]) watch.finish();
+  assert.equal(guard.bytesReading, 0);
+});
+
+test('a body sent fast, then stopped one byte short, is cut once a window passes without it', async () => {
+  const guard = new BodyGuard(options);
+  const watch = guard.start(900);
+  const cut = new Promise<GatewayError>((resolve) => {
+    watch.onCut = resolve;
+  });
+  watch.receive(899);
+  const started = performance.now();
+  const error = await cut;
+  assert.equal(error.kind, 'request_timeout');
+  assert.ok(performance.now() - started >= 40, 'not before a whole window');
 });

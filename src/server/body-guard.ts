@@ -3,13 +3,16 @@
  *
  * - memory: a global cap on the bytes of bodies being read. A body whose declared length does not
  *   fit is refused before a byte of it is read (the overloaded error, `retry-after: 1`); a chunked
- *   body takes its bytes as they arrive and is cut when they stop fitting. Bytes are given back
- *   when the read ends (the parsed body belongs to the request from then on).
- * - time: a read deadline for the whole body and, from `rateGraceMs` on, a minimum average rate
- *   (received ≥ rate × elapsed, or the whole body): a client holding a slot with a trickle (or
- *   with `{` and nothing more) gets a 408 within seconds. One timer sweeps every read in progress
- *   (it stops once nothing is being read), and a read is cut only on the second sweep that finds it
- *   late, so a read delayed by a busy event loop (its bytes waiting in the socket) is not cut.
+ *   body takes its bytes as they arrive and is cut when they stop fitting. Bodies over 1 MiB may
+ *   fill three quarters of the cap only: the last quarter stays for ordinary (small) requests, so
+ *   a few large uploads cannot stop every chat request. Bytes are given back when the read ends
+ *   (the parsed body belongs to the request from then on).
+ * - time: a read deadline for the whole body, and a minimum rate over every window of
+ *   `rateWindowMs` (at least `minBytesPerSecond` × window, or the rest of the body): a trickle, a
+ *   `{` held open, or a body sent fast and then stopped one byte short gets a 408 within seconds.
+ *   One timer sweeps every read in progress (it stops once nothing is being read); a window that
+ *   falls short is judged again at the next sweep, so bytes that waited in the socket while the
+ *   event loop was busy are counted before a read is cut.
  */
 import { GatewayError } from '../ir/index.ts';
 
@@ -18,22 +21,27 @@ export interface BodyGuardOptions {
   maxBytesReading: number;
   /** The whole body must arrive within this, from the start of the read. */
   readTimeoutMs: number;
-  /** Average arrival rate a body must keep after `rateGraceMs`. */
+  /** Arrival rate a body must keep over every `rateWindowMs`. */
   minBytesPerSecond: number;
-  rateGraceMs?: number;
+  rateWindowMs?: number;
   sweepMs?: number;
   /** `performance.now()`-like milliseconds; injectable for tests. */
   clock?: () => number;
 }
 
+/** Bodies larger than this may take three quarters of the byte cap, no more. */
+const largeBodyBytes = 1024 * 1024;
+
 export class BodyGuard {
   readonly #options: Required<BodyGuardOptions>;
   readonly #reads = new Set<BodyWatch>();
+  readonly #largeLimit: number;
   #reading = 0;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: BodyGuardOptions) {
-    this.#options = { rateGraceMs: 2_000, sweepMs: 250, clock: () => performance.now(), ...options };
+    this.#options = { rateWindowMs: 2_000, sweepMs: 250, clock: () => performance.now(), ...options };
+    this.#largeLimit = Math.floor((options.maxBytesReading * 3) / 4);
   }
 
   /** Bytes of bodies being read now. */
@@ -46,16 +54,20 @@ export class BodyGuard {
    * Throws the overloaded error when its declared bytes do not fit under the cap.
    */
   start(declared: number | undefined): BodyWatch {
-    if (declared !== undefined && !this.#take(declared)) throw busy(this.#options.maxBytesReading);
+    if (declared !== undefined && !this.take(declared, declared > largeBodyBytes))
+      throw busy(this.#options.maxBytesReading);
     const watch = new BodyWatch(this, declared, this.#options.clock());
     this.#reads.add(watch);
     this.#timer ??= setInterval(() => this.#sweep(), this.#options.sweepMs).unref();
     return watch;
   }
 
-  /** @internal A chunked body's bytes as they come; false when they do not fit. */
-  take(bytes: number): boolean {
-    return this.#take(bytes);
+  /** @internal Takes `bytes` under the cap (a large body under its three quarters); false when they do not fit. */
+  take(bytes: number, large: boolean): boolean {
+    const limit = large ? this.#largeLimit : this.#options.maxBytesReading;
+    if (this.#reading + bytes > limit) return false;
+    this.#reading += bytes;
+    return true;
   }
 
   /** @internal The read ended: its bytes are given back and it is no longer watched. */
@@ -64,14 +76,7 @@ export class BodyGuard {
     this.#reads.delete(watch);
   }
 
-  #take(bytes: number): boolean {
-    if (this.#reading + bytes > this.#options.maxBytesReading) return false;
-    this.#reading += bytes;
-    return true;
-  }
-
   #sweep(): void {
-    const { readTimeoutMs, minBytesPerSecond, rateGraceMs } = this.#options;
     // Stopped by the sweep that finds nothing to watch, not by each read's end: a busy gateway
     // does not start and stop a timer per request.
     if (this.#reads.size === 0 && this.#timer !== undefined) {
@@ -79,30 +84,36 @@ export class BodyGuard {
       this.#timer = undefined;
       return;
     }
+    const { readTimeoutMs, minBytesPerSecond, rateWindowMs } = this.#options;
     const now = this.#options.clock();
     for (const watch of this.#reads) {
-      const elapsed = now - watch.startedAt;
-      let late: GatewayError | undefined;
-      if (elapsed > readTimeoutMs) {
-        late = new GatewayError(
-          'request_timeout',
-          `the request body was not complete within ${readTimeoutMs / 1000} s`,
+      if (now - watch.startedAt > readTimeoutMs) {
+        watch.cut(
+          new GatewayError(
+            'request_timeout',
+            `the request body was not complete within ${readTimeoutMs / 1000} s`,
+          ),
         );
-      } else if (elapsed >= rateGraceMs) {
-        const due = Math.min(
-          watch.declared ?? Number.POSITIVE_INFINITY,
-          (minBytesPerSecond * elapsed) / 1000,
-        );
-        if (watch.received < due) {
-          late = new GatewayError(
+        continue;
+      }
+      const since = now - watch.windowAt;
+      if (since < rateWindowMs) continue;
+      const arrived = watch.received - watch.windowBytes;
+      const rest = (watch.declared ?? Number.POSITIVE_INFINITY) - watch.windowBytes;
+      if (arrived >= Math.min(rest, (minBytesPerSecond * since) / 1000)) {
+        watch.windowAt = now;
+        watch.windowBytes = watch.received;
+        watch.late = false;
+      } else if (!watch.late) {
+        watch.late = true;
+      } else {
+        watch.cut(
+          new GatewayError(
             'request_timeout',
             `the request body is arriving slower than ${minBytesPerSecond} bytes per second`,
-          );
-        }
+          ),
+        );
       }
-      if (late === undefined) watch.late = false;
-      else if (!watch.late) watch.late = true;
-      else watch.cut(late);
     }
   }
 }
@@ -112,7 +123,10 @@ export class BodyWatch {
   readonly startedAt: number;
   readonly declared: number | undefined;
   received = 0;
-  /** The last sweep found it behind. */
+  /** Where the current rate window began, and the bytes received by then. */
+  windowAt: number;
+  windowBytes = 0;
+  /** The last sweep found the window short. */
   late = false;
   /** Set by the reader: ends the read with this error (the sweep found it too slow). */
   onCut: ((error: GatewayError) => void) | undefined;
@@ -124,6 +138,7 @@ export class BodyWatch {
     this.#guard = guard;
     this.declared = declared;
     this.startedAt = startedAt;
+    this.windowAt = startedAt;
     this.#held = declared ?? 0;
   }
 
@@ -131,7 +146,7 @@ export class BodyWatch {
   receive(bytes: number): GatewayError | undefined {
     this.received += bytes;
     if (this.declared !== undefined) return undefined;
-    if (!this.#guard.take(bytes)) return busy(undefined);
+    if (!this.#guard.take(bytes, this.#held + bytes > largeBodyBytes)) return busy(undefined);
     this.#held += bytes;
     return undefined;
   }
@@ -156,8 +171,6 @@ function busy(limit: number | undefined): GatewayError {
   return new GatewayError(
     'overloaded',
     `the gateway is busy reading other request bodies${detail}; retry shortly`,
-    {
-      retryAfterSeconds: 1,
-    },
+    { retryAfterSeconds: 1 },
   );
 }

@@ -207,3 +207,45 @@ function abortReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   return typeof reason === 'string' ? reason : 'client_abort';
 }
+
+/**
+ * The row of a request refused from its headers, before its body was read: written only when the
+ * path named the model (the C surface), so the row says which model and family it was for.
+ */
+export function headerRefusalRow(
+  keyId: string,
+  entry: { name: string; family: string },
+  stream: boolean,
+  status: number,
+  context: RequestContext,
+  error: GatewayError,
+  now: number,
+): LedgerRow {
+  const elapsed = context.timeline.elapsed();
+  return {
+    requestId: context.requestId,
+    attempt: 0,
+    final: true,
+    createdAt: Math.min(now, context.timeline.receivedAtMs),
+    keyId,
+    surface: context.surface,
+    model: entry.name,
+    family: entry.family,
+    upstreamModel: undefined,
+    deployment: undefined,
+    stream,
+    status,
+    upstreamStatus: undefined,
+    outcome: 'rejected',
+    error: error.kind,
+    promptTokens: 0,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    usageEstimated: false,
+    latencyMs: elapsed,
+    ttftMs: undefined,
+    overheadMs: elapsed,
+  };
+}

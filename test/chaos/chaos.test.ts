@@ -14,6 +14,7 @@ import {
   soak,
   type Scenario,
 } from './scenarios.ts';
+import { bodyFlood, slotHog } from './hostile-client-scenarios.ts';
 
 function run(name: string, scenario: Scenario): void {
   test(name, async (context) => {
@@ -29,3 +30,5 @@ run('200 concurrent streams with client disconnects leave no upstream call open'
 run('5× the in-flight cap is shed at once while admitted streams complete', overloadShedding);
 run('1000 upstream error responses keep upstream sockets within the pool', errorFlood);
 run('soak: heap after GC within 20% of its start', soak);
+run('one key hogging slots with slow uploads: held to its share, another key served', slotHog);
+run('unfinished large bodies: the excess refused at once, RSS bounded', bodyFlood);

@@ -21,6 +21,7 @@ import {
   type ChatAnswer,
   type Surface,
 } from './harness.ts';
+import { bodyFlood, slotHog } from './hostile-client-scenarios.ts';
 
 export interface Profile {
   name: 'short' | 'full';
@@ -614,6 +615,8 @@ export const scenarios: readonly { name: string; run: Scenario }[] = [
   { name: 'overload', run: overloadShedding },
   { name: 'error-flood', run: errorFlood },
   { name: 'soak', run: soak },
+  { name: 'slot-hog', run: slotHog },
+  { name: 'body-flood', run: bodyFlood },
 ];
 
 export function formatResult(outcome: ScenarioResult): string {
