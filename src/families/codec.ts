@@ -23,6 +23,8 @@ export interface SurfaceRoute {
   model?: string;
   /** The path itself selects streaming (C `:streamGenerateContent`). */
   stream?: boolean;
+  /** The path asks for a token count (B `/v1/messages/count_tokens`, C `:countTokens`), not a generation. */
+  countTokens?: boolean;
 }
 
 export interface SurfaceInput {
@@ -147,6 +149,12 @@ export interface FamilyCapabilities {
    * False (C): it needs the bytes inline, so a URL is a 400 unless the operator enabled fetching.
    */
   imageUrls: boolean;
+  /**
+   * Input tokens one image is estimated at when a count is made locally (the gateway does not
+   * decode images): A 765 (a 1024×1024 image in detail), B 1,600 (the family's largest image
+   * size), C 258 (the family's fixed per-image cost).
+   */
+  imageTokens: number;
 }
 
 /** One rate-limit dimension of a client key for a model family. */
@@ -204,6 +212,29 @@ export interface ModelListing {
   describe(model: ModelInfo): JsonObject;
 }
 
+/** What a count-tokens endpoint answers. */
+export interface TokenCount {
+  inputTokens: number;
+  /** The images' share of `inputTokens` (0 when none or unknown). */
+  imageTokens: number;
+}
+
+/** A family's count-tokens endpoint, as a surface and for the same family's upstream. */
+export interface TokenCounting {
+  /** The endpoint's body → the canonical request (its model from the body or the route). */
+  decodeRequest(input: SurfaceInput): ChatRequest;
+  encodeResponse(count: TokenCount): JsonObject;
+  /** Same family: the client's body for the upstream's own endpoint (model, credential replaced). */
+  encodeUpstreamRequest(
+    body: JsonObject,
+    request: ChatRequest,
+    target: UpstreamTarget,
+    clientHeaders: HeaderMap,
+  ): UpstreamRequest;
+  /** The upstream's answer; throws when it is not one. */
+  decodeUpstreamResponse(body: unknown): TokenCount;
+}
+
 /**
  * The surface side of an API: what modelgate needs to serve clients speaking it. A family codec is
  * one; a surface-only codec (the Responses API) has no upstream side and speaks the errors and
@@ -245,6 +276,8 @@ export interface SurfaceCodec {
    * Used only when `id` equals the model's family.
    */
   readonly passThrough?: PassThrough;
+  /** The surface's count-tokens endpoint (routes with `countTokens`); absent when it has none (A). */
+  readonly tokenCounting?: TokenCounting;
 }
 
 /** A surface that can pass same-family traffic through (every family's own API). */

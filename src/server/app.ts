@@ -11,6 +11,7 @@ import type { Config } from '../config/config.ts';
 import type { SurfaceCodec } from '../families/codec.ts';
 import { defaultSurface } from '../families/registry.ts';
 import type { RequestContext } from '../gateway/admission.ts';
+import { countTokens } from '../gateway/count-tokens.ts';
 import { handleChat, type ChatCall, type ChatDependencies } from '../gateway/handle-chat.ts';
 import { generateId } from '../gateway/ids.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
@@ -275,6 +276,21 @@ async function route(
     if (response.destroyed) {
       state.controllers.delete(controller);
       controller.abort('client_abort');
+    }
+    if (match.route.countTokens === true) {
+      await countTokens(
+        {
+          surface,
+          route: match.route,
+          body,
+          headers: request.headers,
+          sink,
+          signal: controller.signal,
+          allowedModels: key.models,
+        },
+        dependencies,
+      );
+      return;
     }
     // The Responses API answers with its own ids and keeps what it answered (responses-turn.ts).
     const turn =

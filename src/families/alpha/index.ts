@@ -20,6 +20,7 @@ export const alphaCodec: FamilyCodec = {
     requiresMaxOutputTokens: false,
     permissionError: false,
     imageUrls: true,
+    imageTokens: 765,
   },
   matchRoute,
   resemblesPath,

@@ -28,5 +28,6 @@ test('the codec declares A: several candidates per call, no required output cap,
     requiresMaxOutputTokens: false,
     permissionError: false,
     imageUrls: true,
+    imageTokens: 765,
   });
 });

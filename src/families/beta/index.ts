@@ -7,6 +7,7 @@ import { encodeRequest } from './encode-request.ts';
 import { encodeResponse } from './encode-response.ts';
 import { createStreamEncoder } from './encode-stream.ts';
 import { decodeError, encodeError } from './errors.ts';
+import { tokenCounting } from './count-tokens.ts';
 import { modelListing } from './model-list.ts';
 import { passThrough } from './pass-through.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
@@ -27,6 +28,7 @@ export const betaCodec: FamilyCodec = {
     requiresMaxOutputTokens: true,
     permissionError: true,
     imageUrls: true,
+    imageTokens: 1600,
   },
   matchRoute,
   resemblesPath,
@@ -45,4 +47,5 @@ export const betaCodec: FamilyCodec = {
   passThrough,
   rateLimitHeaders,
   modelListing,
+  tokenCounting,
 };

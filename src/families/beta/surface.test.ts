@@ -4,9 +4,10 @@ import { checkHeaders, clientVersion, matchRoute, readClientKey } from './surfac
 
 const noParams = new URLSearchParams();
 
-test('the surface owns POST /v1/messages only', () => {
+test('the surface owns POST /v1/messages and its count_tokens', () => {
   assert.deepEqual(matchRoute('/v1/messages'), {});
-  assert.equal(matchRoute('/v1/messages/count_tokens'), undefined);
+  assert.deepEqual(matchRoute('/v1/messages/count_tokens'), { countTokens: true });
+  assert.equal(matchRoute('/v1/messages/batches'), undefined);
   assert.equal(matchRoute('/v1/chat/completions'), undefined);
   assert.equal(matchRoute('/v1/messages/'), undefined);
 });

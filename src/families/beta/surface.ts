@@ -1,10 +1,11 @@
 /** The beta surface's HTTP rules: its one route, where the client key travels, the version header. */
 import type { HeaderMap, SurfaceRoute } from '../codec.ts';
 import { invalidRequest, type GatewayError } from '../../ir/index.ts';
-import { messagesPath } from './wire.ts';
+import { countTokensPath, messagesPath } from './wire.ts';
 
 export function matchRoute(pathname: string): SurfaceRoute | undefined {
-  return pathname === messagesPath ? {} : undefined;
+  if (pathname === messagesPath) return {};
+  return pathname === countTokensPath ? { countTokens: true } : undefined;
 }
 
 function header(headers: HeaderMap, name: string): string | undefined {

@@ -120,3 +120,4 @@ export type BetaErrorType =
 /** The version this codec speaks upstream; the only value the spec states. */
 export const betaVersion = '2023-06-01';
 export const messagesPath = '/v1/messages';
+export const countTokensPath = '/v1/messages/count_tokens';

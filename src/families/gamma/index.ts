@@ -7,6 +7,7 @@ import { encodeRequest } from './encode-request.ts';
 import { encodeResponse } from './encode-response.ts';
 import { createStreamEncoder } from './encode-stream.ts';
 import { decodeError, encodeError } from './errors.ts';
+import { tokenCounting } from './count-tokens.ts';
 import { modelListing } from './model-list.ts';
 import { passThrough } from './pass-through.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
@@ -20,6 +21,7 @@ export const gammaCodec: FamilyCodec = {
     requiresMaxOutputTokens: false,
     permissionError: true,
     imageUrls: false,
+    imageTokens: 258,
   },
   matchRoute,
   resemblesPath,
@@ -38,4 +40,5 @@ export const gammaCodec: FamilyCodec = {
   passThrough,
   rateLimitHeaders,
   modelListing,
+  tokenCounting,
 };

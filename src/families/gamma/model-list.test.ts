@@ -38,6 +38,6 @@ test('one model in the family shape; methods follow the capabilities', () => {
     description: 'm3 (gamma family) through modelgate',
     inputTokenLimit: 100,
     outputTokenLimit: 10,
-    supportedGenerationMethods: ['generateContent'],
+    supportedGenerationMethods: ['generateContent', 'countTokens'],
   });
 });

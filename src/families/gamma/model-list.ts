@@ -19,8 +19,8 @@ function describe(model: ModelInfo): JsonObject {
     inputTokenLimit: model.contextWindow,
     outputTokenLimit: model.maxOutputTokens,
     supportedGenerationMethods: model.capabilities.streaming
-      ? ['generateContent', 'streamGenerateContent']
-      : ['generateContent'],
+      ? ['generateContent', 'streamGenerateContent', 'countTokens']
+      : ['generateContent', 'countTokens'],
   };
 }
 

@@ -30,10 +30,17 @@ test('matchRoute: the model is URL-decoded, may hold "/" and ":", the method fol
   assert.deepEqual(gammaCodec.matchRoute('/v1/models/a:b:generateContent'), { model: 'a:b', stream: false });
 });
 
+test('matchRoute: countTokens is a count route with the path model', () => {
+  assert.deepEqual(gammaCodec.matchRoute('/v1beta/models/C-1:countTokens'), {
+    model: 'C-1',
+    countTokens: true,
+  });
+});
+
 test('matchRoute: rejects other paths, other methods, an empty or malformed model', () => {
   for (const path of [
     '/v1/models/:generateContent',
-    '/v1/models/m:countTokens',
+    '/v1/models/m:embedContent',
     '/v1/models/m',
     '/v1/chat/completions',
     '/v1/messages',
@@ -72,6 +79,7 @@ test('capabilities: several candidates per call, no required output cap, a permi
     requiresMaxOutputTokens: false,
     permissionError: true,
     imageUrls: false,
+    imageTokens: 258,
   });
   assert.equal(gammaCodec.id, 'gamma');
 });

@@ -13,7 +13,8 @@ export function matchRoute(pathname: string): SurfaceRoute | undefined {
   const colon = rest.lastIndexOf(':');
   if (colon <= 0) return undefined;
   const method = rest.slice(colon + 1);
-  if (method !== 'generateContent' && method !== 'streamGenerateContent') return undefined;
+  if (method !== 'generateContent' && method !== 'streamGenerateContent' && method !== 'countTokens')
+    return undefined;
   let model: string;
   try {
     model = decodeURIComponent(rest.slice(0, colon));
@@ -21,6 +22,7 @@ export function matchRoute(pathname: string): SurfaceRoute | undefined {
     return undefined;
   }
   if (model === '') return undefined;
+  if (method === 'countTokens') return { model, countTokens: true };
   return { model, stream: method === 'streamGenerateContent' };
 }
 

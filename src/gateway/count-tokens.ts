@@ -1,0 +1,109 @@
+/**
+ * Count-tokens endpoints (B `POST /v1/messages/count_tokens`, C `POST …/models/{m}:countTokens`),
+ * for every model of every family. A model of the surface's own family with a real upstream is
+ * asked at the upstream's own count endpoint (the client's body, model and credential replaced);
+ * otherwise, or when that upstream has no such endpoint, the count is estimated locally
+ * (prompt-tokens.ts) and the answer says so in `x-modelgate-token-count: estimate`. Never billed,
+ * never sent to a chat endpoint, not counted against the key's rate limits; the key's model
+ * restriction applies.
+ */
+import { codecs } from '../families/registry.ts';
+import type { HeaderMap, SurfaceCodec, SurfaceRoute, TokenCount, TokenCounting } from '../families/codec.ts';
+import { GatewayError, isJsonObject, type ChatRequest } from '../ir/index.ts';
+import type { ModelRoute } from '../routing/deployment.ts';
+import { estimatePromptTokens } from './prompt-tokens.ts';
+import type { ModelResolver } from './resolve-model.ts';
+import type { ResponseSink } from './response-sink.ts';
+import { scrubSecret } from './stream-pipeline.ts';
+import type { UpstreamRouter } from './upstreams.ts';
+
+/** `upstream` (the upstream's own count) or `estimate` (counted here). */
+export const tokenCountHeader = 'x-modelgate-token-count';
+
+export interface CountCall {
+  surface: SurfaceCodec;
+  route: SurfaceRoute;
+  body: unknown;
+  headers: HeaderMap;
+  sink: ResponseSink;
+  signal: AbortSignal;
+  /** Catalog names the key may use; undefined: every model. */
+  allowedModels: ReadonlySet<string> | undefined;
+}
+
+export interface CountDependencies {
+  models: ModelResolver;
+  upstreams: UpstreamRouter;
+}
+
+/** Upstream statuses that mean the request itself is wrong: the client hears why. */
+const clientMistakes: ReadonlySet<number> = new Set([400, 413, 422]);
+
+export async function countTokens(call: CountCall, dependencies: CountDependencies): Promise<void> {
+  const counting = call.surface.tokenCounting;
+  if (counting === undefined)
+    throw new GatewayError('unknown_route', 'this surface has no count-tokens endpoint');
+  // Lenient: content the canonical request cannot carry is not refused, only not counted locally.
+  const request = counting.decodeRequest({ body: call.body, route: call.route, lenient: true });
+  const entry = dependencies.models.resolve(request.model);
+  if (entry === undefined) {
+    throw new GatewayError(
+      'not_found',
+      `The model \`${request.model}\` does not exist or is not served here`,
+      {
+        param: 'model',
+      },
+    );
+  }
+  if (call.allowedModels !== undefined && !call.allowedModels.has(entry.name)) {
+    const message = `This API key is not allowed to use the model \`${entry.name}\``;
+    throw call.surface.capabilities.permissionError
+      ? new GatewayError('permission', message)
+      : new GatewayError('not_found', message, { param: 'model' });
+  }
+  const counted = await askUpstream(call, counting, request, dependencies.upstreams.route(entry));
+  const count = counted ?? estimatePromptTokens(request, codecs[entry.family].capabilities.imageTokens);
+  call.sink.sendJson(200, JSON.stringify(counting.encodeResponse(count)), {
+    [tokenCountHeader]: counted === undefined ? 'estimate' : 'upstream',
+  });
+}
+
+/**
+ * The upstream's own count, when the model has a real deployment speaking the surface's family;
+ * undefined when there is none or it cannot count (unreachable, no such endpoint, failing).
+ */
+async function askUpstream(
+  call: CountCall,
+  counting: TokenCounting,
+  request: ChatRequest,
+  route: ModelRoute,
+): Promise<TokenCount | undefined> {
+  const deployment = route.deployments.find(
+    (candidate) => !candidate.simulated && candidate.codec.id === call.surface.id,
+  );
+  if (deployment === undefined || !isJsonObject(call.body)) return undefined;
+  const upstreamRequest = counting.encodeUpstreamRequest(call.body, request, deployment.target, call.headers);
+  const signal = AbortSignal.any([call.signal, AbortSignal.timeout(deployment.timeouts.firstByteMs)]);
+  let status: number;
+  let text: string;
+  let headers: HeaderMap;
+  try {
+    const response = await deployment.transport.send(deployment.target.baseUrl, upstreamRequest, signal);
+    status = response.status;
+    headers = response.headers;
+    text = await response.text();
+  } catch {
+    return undefined;
+  }
+  if (status >= 200 && status < 300) {
+    try {
+      return counting.decodeUpstreamResponse(JSON.parse(text) as unknown);
+    } catch {
+      return undefined;
+    }
+  }
+  if (clientMistakes.has(status)) {
+    throw scrubSecret(deployment.codec.decodeError(status, text, headers), deployment.target.apiKey);
+  }
+  return undefined;
+}
