@@ -260,6 +260,7 @@ async function route(
         surface,
         entry: pathModel === undefined ? undefined : dependencies.models.resolve(pathModel),
         stream: match.route.stream ?? false,
+        countTokens: match.route.countTokens === true,
         headers: sink.headers,
         context,
       },

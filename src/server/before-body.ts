@@ -30,6 +30,8 @@ export interface BeforeBodyRequest {
   entry: ModelEntry | undefined;
   /** The path selects streaming (C). */
   stream: boolean;
+  /** A token count, not a generation: never admitted, so never screened by budget or rate limits. */
+  countTokens: boolean;
   /** The answer's headers (an early refusal puts its rate-limit headers there). */
   headers: ResponseHeaders;
   context: RequestContext;
@@ -45,14 +47,16 @@ export async function beforeBody(
   const declared = declaredLength(request);
   if (declared !== undefined && declared > guards.bodyLimitBytes) throw tooLarge(guards.bodyLimitBytes);
   guards.slots.take(input.keyId, response);
-  const refusal = await guards.admission.screen?.({
-    clientId: input.keyId,
-    surface: input.surface,
-    entry: input.entry,
-    stream: input.stream,
-    headers: input.headers,
-    context: input.context,
-  });
+  const refusal = input.countTokens
+    ? undefined
+    : await guards.admission.screen?.({
+        clientId: input.keyId,
+        surface: input.surface,
+        entry: input.entry,
+        stream: input.stream,
+        headers: input.headers,
+        context: input.context,
+      });
   if (refusal !== undefined) throw refusal;
   const watch = guards.bodies.start(declared);
   if (expectsContinue(request)) response.writeContinue();

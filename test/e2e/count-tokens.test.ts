@@ -272,6 +272,12 @@ describe('keys', () => {
       messages: [{ role: 'user', content: 'Hi' }],
     });
     assert.equal(chat.type, 'message');
+    // The minute's one request is spent: counting is still not refused.
+    const after = await client.messages.countTokens({
+      model: 'A-2',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    assert.ok(after.input_tokens > 0);
     await assert.rejects(
       client.messages.countTokens({ model: 'B-1', messages: [{ role: 'user', content: 'Hi' }] }),
       (error) => {
