@@ -1,4 +1,5 @@
 /** The real processes: the simulator and modelgate from src/cli/main.ts, and bench/bare-proxy.ts. */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Launchers } from './bench.ts';
 import { gatewayKey } from './scenarios.ts';
@@ -25,6 +26,7 @@ export const realLaunchers: Launchers = {
   }),
   modelgate: (port, upstreamUrl, dataDir) => ({
     name: 'modelgate',
+    // Limits so high the limiter runs (every request is checked and charged) but never refuses.
     args: ['src/cli/main.ts', 'serve'],
     env: {
       HOST: '127.0.0.1',
@@ -37,6 +39,7 @@ export const realLaunchers: Launchers = {
       GAMMA_API_KEY: 'sim',
       MODELGATE_KEYS: gatewayKey,
       MODELGATE_DB: join(dataDir, 'bench.db'),
+      MODELGATE_CONFIG: benchLimits(dataDir),
       LOG_LEVEL: 'warn',
     },
     cpu: proxyCore,
@@ -45,3 +48,14 @@ export const realLaunchers: Launchers = {
     isReady: (status) => status === 200,
   }),
 };
+
+/** A config file with limits no benchmark reaches; returns its path. */
+function benchLimits(dataDir: string): string {
+  const path = join(dataDir, 'bench-limits.yaml');
+  const families = ['alpha', 'beta', 'gamma'];
+  writeFileSync(
+    path,
+    `limits:\n${families.map((id) => `  ${id}: { rpm: 1000000000, tpm: 1000000000000 }\n`).join('')}`,
+  );
+  return path;
+}

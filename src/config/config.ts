@@ -101,6 +101,11 @@ export interface Config {
   rateLimits: Record<FamilyId, RateLimitConfig>;
   /** `limits.strictOutputTokens`: an output cap above the model's maximum is a 400 instead of lowered. */
   strictOutputTokens: boolean;
+  /**
+   * Metered for the headers but never refused, said explicitly: every key on `families`, and
+   * static keys (by id, `static-1`…) on the families listed for them. Everyone else is limited.
+   */
+  unlimited: { families: FamilyId[]; staticKeys: Record<string, FamilyId[]> };
   /** On shutdown, how long requests in flight may take to finish before they are cut. */
   drainTimeoutMs: number;
   upstreams: Record<FamilyId, UpstreamConfig>;

@@ -72,8 +72,13 @@ const modelSchema = z.strictObject({
   timeouts: timeoutsSchema.optional(),
 });
 
-/** Per-family rate limits: one optional `{rpm, tpm}` key per family id. */
-const familyLimits = z.strictObject({ rpm: positiveInteger.optional(), tpm: positiveInteger.optional() });
+/** Per-family rate limits: one optional `{rpm, tpm, unlimited}` key per family id. */
+const familyLimits = z.strictObject({
+  rpm: positiveInteger.optional(),
+  tpm: positiveInteger.optional(),
+  /** Every key on this family is metered for the headers but never refused. */
+  unlimited: z.boolean().optional(),
+});
 const familyLimitShape = Object.fromEntries(familyIds.map((id) => [id, familyLimits.optional()])) as Record<
   FamilyId,
   z.ZodOptional<typeof familyLimits>
@@ -136,6 +141,10 @@ const fileSchema = z.strictObject({
       ...familyLimitShape,
       // An output cap above the model's maximum is a 400 instead of being lowered (with a warning).
       strictOutputTokens: z.boolean().optional(),
+      /** Static keys metered but never refused: on every family (`true`) or on the listed ones. */
+      staticKeys: z
+        .record(z.string(), z.strictObject({ unlimited: z.union([z.boolean(), z.array(family).min(1)]) }))
+        .optional(),
     })
     .optional(),
   shutdown: z.strictObject({ drainTimeoutMs: z.number().int().min(0).optional() }).optional(),
@@ -187,10 +196,7 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
     port: environmentPort(environment.PORT) ?? file.server?.port ?? 8080,
     bodyLimitBytes: file.server?.bodyLimitBytes ?? defaultBodyLimitBytes,
     databasePath: nonEmpty(environment.MODELGATE_DB) ?? file.database ?? './data/modelgate.db',
-    staticKeys: (environment.MODELGATE_KEYS ?? '')
-      .split(',')
-      .map((key) => key.trim())
-      .filter((key) => key.length > 0),
+    staticKeys: staticKeysOf(environment),
     upstreams: buildUpstreams(file, environment),
     models,
     aliases,
@@ -260,6 +266,13 @@ function clientLimits(
 
 const defaultBodyLimitBytes = 16 * 1024 * 1024;
 
+function staticKeysOf(environment: Environment): string[] {
+  return (environment.MODELGATE_KEYS ?? '')
+    .split(',')
+    .map((key) => key.trim())
+    .filter((key) => key.length > 0);
+}
+
 /** The spec's rate-limit table (requests and tokens per minute per family). */
 const defaultRateLimits: Record<FamilyId, RateLimitConfig> = {
   alpha: { requestsPerMinute: 500, tokensPerMinute: 10_000 },
@@ -271,7 +284,7 @@ const defaultRateLimits: Record<FamilyId, RateLimitConfig> = {
 function keyPolicyConfig(
   file: ConfigFile,
   environment: Environment,
-): Pick<Config, 'adminKey' | 'rateLimits' | 'drainTimeoutMs' | 'strictOutputTokens'> {
+): Pick<Config, 'adminKey' | 'rateLimits' | 'unlimited' | 'drainTimeoutMs' | 'strictOutputTokens'> {
   const adminKey = nonEmpty(environment.MODELGATE_ADMIN_KEY);
   if (adminKey !== undefined && adminKey.length < 16)
     throw new ConfigError('MODELGATE_ADMIN_KEY must be at least 16 characters');
@@ -291,9 +304,41 @@ function keyPolicyConfig(
   return {
     adminKey,
     rateLimits,
+    unlimited: unlimitedConfig(file, environment),
     drainTimeoutMs: file.shutdown?.drainTimeoutMs ?? 30_000,
     strictOutputTokens: file.limits?.strictOutputTokens ?? false,
   };
+}
+
+/**
+ * Who is metered but never refused. Nobody by default: the spec's limits apply to every client
+ * key, static ones included. A whole family (`limits.<family>.unlimited: true`), a static key on
+ * the families listed (`limits.staticKeys.static-N.unlimited: [beta]`) or on all of them
+ * (`unlimited: true`, or MODELGATE_UNLIMITED_KEYS=static-1,static-2).
+ */
+function unlimitedConfig(file: ConfigFile, environment: Environment): Config['unlimited'] {
+  const staticCount = staticKeysOf(environment).length;
+  const families = familyIds.filter((id) => file.limits?.[id]?.unlimited === true);
+  const staticKeys: Record<string, FamilyId[]> = {};
+  const named = (id: string, where: string): string => {
+    if (!/^static-[1-9]\d*$/.test(id))
+      throw new ConfigError(
+        `${where}: ${id} is not a static key id (static-1, static-2, …: the keys' order in MODELGATE_KEYS)`,
+      );
+    if (Number(id.slice('static-'.length)) > staticCount)
+      throw new ConfigError(`${where}: ${id} names no key (MODELGATE_KEYS has ${staticCount})`);
+    return id;
+  };
+  for (const [id, entry] of Object.entries(file.limits?.staticKeys ?? {})) {
+    const listed =
+      entry.unlimited === true ? [...familyIds] : entry.unlimited === false ? [] : entry.unlimited;
+    if (listed.length > 0) staticKeys[named(id, 'limits.staticKeys')] = [...new Set(listed)];
+  }
+  for (const id of (environment.MODELGATE_UNLIMITED_KEYS ?? '').split(',')) {
+    const trimmed = id.trim();
+    if (trimmed.length > 0) staticKeys[named(trimmed, 'MODELGATE_UNLIMITED_KEYS')] = [...familyIds];
+  }
+  return { families, staticKeys };
 }
 
 function buildUpstreams(file: ConfigFile, environment: Environment): Record<FamilyId, UpstreamConfig> {

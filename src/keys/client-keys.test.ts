@@ -21,15 +21,20 @@ test('with no keys configured, one is generated once and only its hash is stored
   assert.ok(second.keys.authenticate(first.generatedKey, 2));
 });
 
-test('static keys are accepted and unrestricted; anything else, hostile input included, is refused', () => {
+test('static keys are accepted, every model, no budget, limited unless declared unlimited; anything else, hostile input included, is refused', () => {
   const database = openDatabase(':memory:');
-  const { keys, generatedKey } = bootstrapClientKeys(database, ['k-one', 'k-two'], 1);
+  const { keys, generatedKey } = bootstrapClientKeys(database, ['k-one', 'k-two'], 1, {
+    families: [],
+    staticKeys: { 'static-2': ['beta'] },
+  });
   assert.equal(generatedKey, undefined);
   const one = keys.authenticate('k-one', 1);
   assert.equal(one?.id, 'static-1');
   assert.equal(one.models, undefined);
   assert.equal(one.budgetUsd, undefined);
+  assert.deepEqual([...one.unlimited], [], 'limited by default');
   assert.equal(keys.authenticate('k-two', 1)?.id, 'static-2');
+  assert.deepEqual([...(keys.authenticate('k-two', 1)?.unlimited ?? [])], ['beta']);
   for (const hostile of [undefined, '', 'k-one ', "' OR 1=1 --", 'k-one\u0000', 'x'.repeat(65536), 'ключ']) {
     assert.equal(keys.authenticate(hostile, 1), undefined);
   }

@@ -7,14 +7,17 @@
  */
 import { KeyStore, emptyPolicy, hashKey, type KeyPolicy } from './key-store.ts';
 import type { Database } from '../store/database.ts';
+import type { FamilyId } from '../ir/index.ts';
 
 export { generateKey, hashKey } from './key-store.ts';
 
 export interface ClientKey extends Omit<KeyPolicy, 'models'> {
   id: string;
   name: string;
-  /** From MODELGATE_KEYS: unrestricted (every model, no budget, no expiry, rate limits metered for the headers but never enforced). */
+  /** From MODELGATE_KEYS: every model, no budget, no expiry; rate-limited like any key unless `unlimited` says otherwise. */
   static: boolean;
+  /** Families on which the key is metered for the headers but never refused (config says so explicitly). */
+  unlimited: ReadonlySet<FamilyId>;
   /** Catalog names the key may call; undefined: every model. */
   models: ReadonlySet<string> | undefined;
 }
@@ -32,13 +35,18 @@ export class ClientKeys {
   #generation = Number.NaN;
   #checkedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(staticKeys: readonly string[], store?: KeyStore) {
+  /** Families every key is unlimited on (from config). */
+  readonly #unlimitedFamilies: ReadonlySet<FamilyId>;
+
+  constructor(staticKeys: readonly string[], store?: KeyStore, unlimited: Partial<Unlimited> = {}) {
+    this.#unlimitedFamilies = new Set(unlimited.families ?? []);
     staticKeys.forEach((key, index) => {
       const id = `static-${index + 1}`;
       this.#static.set(hashKey(key), {
         id,
         name: id,
         static: true,
+        unlimited: new Set([...this.#unlimitedFamilies, ...(unlimited.staticKeys?.[id] ?? [])]),
         models: undefined,
         budgetUsd: undefined,
         rpm: undefined,
@@ -73,6 +81,7 @@ export class ClientKeys {
           id: row.id,
           name: row.name,
           static: false,
+          unlimited: this.#unlimitedFamilies,
           models: row.models === undefined ? undefined : new Set(row.models),
           budgetUsd: row.budgetUsd,
           rpm: row.rpm,
@@ -95,6 +104,13 @@ export class ClientKeys {
   }
 }
 
+/** Who is metered but never refused (see `Config.unlimited`). */
+export interface Unlimited {
+  families: readonly FamilyId[];
+  /** Static key id → families. */
+  staticKeys: Readonly<Record<string, readonly FamilyId[]>>;
+}
+
 export interface KeyBootstrap {
   keys: ClientKeys;
   store: KeyStore;
@@ -110,11 +126,12 @@ export function bootstrapClientKeys(
   database: Database,
   staticKeys: readonly string[],
   now: number,
+  unlimited: Partial<Unlimited> = {},
 ): KeyBootstrap {
   const store = new KeyStore(database);
   let generatedKey: string | undefined;
   if (staticKeys.length === 0 && store.activeKeys().length === 0) {
     generatedKey = store.create('default', emptyPolicy, now).key;
   }
-  return { keys: new ClientKeys(staticKeys, store), store, generatedKey };
+  return { keys: new ClientKeys(staticKeys, store, unlimited), store, generatedKey };
 }

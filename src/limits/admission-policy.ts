@@ -79,8 +79,8 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
   };
 
   /**
-   * Static keys are unrestricted: their windows are metered for the headers, never enforced, so
-   * nothing about them has to happen before the upstream call. The estimate and the metering run
+   * A key the config declares unlimited on this family: its windows are metered for the headers,
+   * never enforced, so nothing about them has to happen before the upstream call. The estimate and the metering run
    * once the request is on its way (`ChatCall.onDispatched`); a request that never got that far
    * is not metered, and its error answer describes the windows as they are.
    */
@@ -129,7 +129,8 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
         await report();
         return refuse(modelDenied(call.surface, entry.name));
       }
-      if (key.static && key.budgetUsd === undefined) return meterAfterDispatch(call, prepared, context, key);
+      if (key.budgetUsd === undefined && key.unlimited.has(family))
+        return meterAfterDispatch(call, prepared, context, key);
       const estimate = estimateRequest(prepared.request, entry, dependencies.pricingFor(entry));
       let reservation: Reservation | undefined;
       if (key.budgetUsd !== undefined) {

@@ -34,7 +34,12 @@ export function createKeyServices(
   logger: Logger,
   clock: () => number = Date.now,
 ): KeyServices {
-  const { keys, store, generatedKey } = bootstrapClientKeys(database, config.staticKeys, clock());
+  const { keys, store, generatedKey } = bootstrapClientKeys(
+    database,
+    config.staticKeys,
+    clock(),
+    config.unlimited,
+  );
   const ledger = new UsageLedger(database, {
     onError: (error) =>
       logger.error('usage ledger write failed; rows kept for the next batch', {

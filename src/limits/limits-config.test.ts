@@ -37,6 +37,35 @@ test('rate limits default to the spec table and are overridable per family', () 
   });
 });
 
+test('nobody is unlimited unless the config says so: per family, per static key (all or listed families), or MODELGATE_UNLIMITED_KEYS', () => {
+  assert.deepEqual(loadConfig({ MODELGATE_KEYS: 'k1,k2' }).unlimited, { families: [], staticKeys: {} });
+  withConfig(
+    'limits:\n  gamma: { unlimited: true }\n  staticKeys:\n    static-1: { unlimited: [beta] }\n    static-2: { unlimited: true }\n',
+    (path) => {
+      const config = loadConfig({ MODELGATE_KEYS: 'k1,k2' }, path);
+      assert.deepEqual(config.unlimited, {
+        families: ['gamma'],
+        staticKeys: { 'static-1': ['beta'], 'static-2': ['alpha', 'beta', 'gamma'] },
+      });
+      assert.throws(() => loadConfig({ MODELGATE_KEYS: 'k1' }, path), /static-2 names no key/);
+    },
+  );
+  assert.deepEqual(
+    loadConfig({ MODELGATE_KEYS: 'k1,k2', MODELGATE_UNLIMITED_KEYS: ' static-2 ' }).unlimited.staticKeys,
+    { 'static-2': ['alpha', 'beta', 'gamma'] },
+  );
+  assert.throws(
+    () => loadConfig({ MODELGATE_KEYS: 'k1', MODELGATE_UNLIMITED_KEYS: 'k1' }),
+    /not a static key id/,
+  );
+  withConfig('limits:\n  staticKeys:\n    mykey: { unlimited: true }\n', (path) => {
+    assert.throws(
+      () => loadConfig({ MODELGATE_KEYS: 'k1' }, path),
+      /limits\.staticKeys: mykey is not a static key id/,
+    );
+  });
+});
+
 test('the admin key: at least 16 characters, never one of the client keys', () => {
   assert.equal(loadConfig({}).adminKey, undefined);
   assert.equal(loadConfig({ MODELGATE_ADMIN_KEY: 'a'.repeat(16) }).adminKey, 'a'.repeat(16));

@@ -102,7 +102,7 @@ test('GCRA bound: admitted units up to time t never exceed limit + t × limit / 
   );
 });
 
-test('static keys are metered, never refused: the headers still count down', async () => {
+test('keys declared unlimited are metered, never refused: the headers still count down', async () => {
   const limiter = new RateLimiter(new MemoryRateLimitStore(), limits);
   const metered = { id: 'static-1', rpm: 2, tpm: undefined };
   const states = [];

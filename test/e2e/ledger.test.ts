@@ -376,6 +376,8 @@ describe('graceful shutdown', () => {
         PORT: '0',
         LOG_LEVEL: 'warn',
         MODELGATE_KEYS: 'mg-sigterm-test-key',
+        // 100 B streams at once: over B's 50 requests a minute unless the key is declared unlimited.
+        MODELGATE_UNLIMITED_KEYS: 'static-1',
         MODELGATE_DB: database,
         SIMULATOR_TOKEN_DELAY_MS: '20',
       },

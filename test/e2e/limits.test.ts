@@ -410,7 +410,44 @@ async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 3_
   }
 }
 
-test('a static key is metered, never refused: a call takes one request, a call refused before any upstream takes none', async () => {
+test('a static key is limited like any key: its 51st B request in a minute is a 429 with retry-after and never reaches the upstream', async () => {
+  // No MODELGATE_UNLIMITED_KEYS: the spec's limits apply to the key from MODELGATE_KEYS.
+  const limited = await startTestGateway({
+    MODELGATE_UNLIMITED_KEYS: '',
+    BETA_BASE_URL: upstream.url,
+    BETA_API_KEY: 'up-beta-limits-secret',
+  });
+  try {
+    const client = new Anthropic({
+      apiKey: limited.key,
+      baseURL: limited.url,
+      maxRetries: 0,
+      defaultHeaders: { 'beta-version': betaVersion },
+    });
+    const upstreamBefore = upstream.requests.length;
+    // Fifty at once (all admitted well within the 1.2 s a B request slot takes to refill).
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        client.messages.create({ model: 'B-1', max_tokens: 16, messages: hello }).withResponse(),
+      ),
+    );
+    assert.equal(answers.length, 50);
+    const error = await client.messages.create({ model: 'B-1', max_tokens: 16, messages: hello }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    assert.ok(error instanceof Anthropic.RateLimitError, String(error));
+    assert.equal(error.status, 429);
+    const retryAfter = Number(error.headers.get('retry-after'));
+    assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1, `retry-after ${retryAfter}`);
+    assert.equal((error.error as { error: { type: string } }).error.type, 'rate_limit_error');
+    assert.equal(upstream.requests.length - upstreamBefore, 50, 'the refused request was not sent upstream');
+  } finally {
+    await limited.close();
+  }
+});
+
+test('a static key declared unlimited is metered, never refused: a call takes one request, a call refused before any upstream takes none', async () => {
   const call = (model: string): Promise<HttpAnswer> =>
     post(gateway.url, '/v1/chat/completions', alphaAuth(gateway.key), {
       model,

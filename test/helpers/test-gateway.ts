@@ -24,6 +24,9 @@ export async function startTestGateway(
       HOST: '127.0.0.1',
       PORT: '0',
       MODELGATE_KEYS: testClientKey,
+      // Most suites are about something else than rate limits: the test key says so explicitly
+      // (static keys are limited like any other unless the config declares them unlimited).
+      MODELGATE_UNLIMITED_KEYS: 'static-1',
       MODELGATE_DB: join(directory, 'test.db'),
       LOG_LEVEL: 'info',
       ...environment,
