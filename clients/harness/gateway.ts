@@ -37,6 +37,9 @@ export async function startGateway(config?: object): Promise<RunningGateway> {
       PORT: '0',
       MODELGATE_DB: databasePath,
       MODELGATE_KEYS: clientKey,
+      // Agent clients send large prompts and output caps: the suite is about the wire, not the
+      // limits, and the key says so explicitly (static keys are rate-limited by default).
+      MODELGATE_UNLIMITED_KEYS: 'static-1',
       LOG_LEVEL: 'info',
       ...configEnv,
     },
