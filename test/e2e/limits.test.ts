@@ -475,14 +475,20 @@ test('a static key declared unlimited is metered, never refused: a call takes on
     });
   const remaining = (answer: HttpAnswer): number =>
     Number(answer.headers.get('x-ratelimit-remaining-requests'));
+  // A's 500 requests a minute refill one every 120 ms: a loaded machine may see that many back.
+  const started = performance.now();
+  const near = (actual: number, expected: number, message: string): void => {
+    const refills = Math.floor((performance.now() - started) / 120);
+    assert.ok(actual >= expected && actual <= expected + refills, `${message}: ${actual} vs ${expected}`);
+  };
   const first = await call('A-1');
   assert.equal(first.status, 200, first.text);
   const unknown = await call('no-such-model');
   assert.equal(unknown.status, 404, unknown.text);
-  assert.equal(remaining(unknown), remaining(first), 'the refused call is described, not charged');
+  near(remaining(unknown), remaining(first), 'the refused call is described, not charged');
   const second = await call('A-1');
   assert.equal(second.status, 200, second.text);
-  assert.equal(remaining(second), remaining(first) - 1);
+  near(remaining(second), remaining(first) - 1, 'a call takes one request');
   const stream = await post(gateway.url, '/v1/chat/completions', alphaAuth(gateway.key), {
     model: 'A-1',
     max_tokens: 5,
@@ -490,5 +496,5 @@ test('a static key declared unlimited is metered, never refused: a call takes on
     messages: hello,
   });
   assert.equal(stream.status, 200);
-  assert.equal(remaining(stream), remaining(first) - 2, 'a stream carries the headers after its metering');
+  near(remaining(stream), remaining(first) - 2, 'a stream carries the headers after its metering');
 });
