@@ -123,7 +123,7 @@ async function keysRoute(
         const input = parseInput(createSchema, await request.body());
         const policy = toPolicy(input, dependencies);
         const created = store.create(input.name, policy, clock());
-        keys.reload();
+        keys.changed();
         return { status: 201, body: { ...keyView(created.record, clock()), key: created.key } };
       }
     } else {
@@ -135,12 +135,12 @@ async function keysRoute(
       if (request.method === 'PATCH') {
         const input = parseInput(updateSchema, await request.body());
         const record = store.update(reference, toChanges(input, dependencies), clock());
-        keys.reload();
+        keys.changed();
         return { status: 200, body: keyView(record, clock()) };
       }
       if (request.method === 'DELETE') {
         const record = store.revoke(reference, clock());
-        keys.reload();
+        keys.changed();
         return { status: 200, body: keyView(record, clock()) };
       }
     }

@@ -1,7 +1,7 @@
 /** modelgate command line: `serve` (default), `simulate`, `keys`, `usage`. */
 // Each command loads only what it needs: `keys` and `usage` start without the gateway's modules.
 
-const usage = `usage: modelgate [serve] [--config FILE]
+const usage = `usage: modelgate [serve] [--config FILE] [--workers N|auto]
        modelgate simulate [--port N] [--host H] [--ttft-ms N] [--token-delay-ms N]
        modelgate keys create|list|revoke|update …   (modelgate keys help)
        modelgate usage [--key NAME] [--since 24h] [--by model|key|day] [--json]`;

@@ -1,13 +1,25 @@
-/** `modelgate serve` (the default command): start the gateway and stop it cleanly on SIGINT/SIGTERM. */
+/**
+ * `modelgate serve` (the default command): start the gateway and stop it cleanly on SIGINT/SIGTERM.
+ * `--workers N|auto` runs N worker processes on the one port (node:cluster); see `workers.ts`.
+ */
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
+import type { Config } from '../config/config.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { startGateway } from '../server/start-gateway.ts';
+import { parseWorkers, runPrimary, workerListening } from './workers.ts';
 
 export async function runServe(argv: string[]): Promise<void> {
-  let config;
+  let config: Config;
+  let workers: number;
   try {
-    const { values } = parseArgs({ args: argv, options: { config: { type: 'string' } }, strict: true });
+    const { values } = parseArgs({
+      args: argv,
+      options: { config: { type: 'string' }, workers: { type: 'string' } },
+      strict: true,
+    });
     config = loadConfig(process.env, values.config);
+    workers = cluster.isPrimary ? parseWorkers(values.workers, config) : 1;
   } catch (error) {
     // A wrong flag (parseArgs' ERR_PARSE_ARGS_* errors) is a start-up mistake like a bad config file.
     if (error instanceof ConfigError || isCommandLineMistake(error)) {
@@ -17,11 +29,18 @@ export async function runServe(argv: string[]): Promise<void> {
     }
     throw error;
   }
+  if (cluster.isPrimary && workers > 1) {
+    runPrimary(config, workers);
+    return;
+  }
   const gateway = await startGateway(config);
-  const served = Object.entries(config.upstreams)
-    .map(([family, upstream]) => `${family}=${upstream.baseUrl === undefined ? 'simulator' : 'upstream'}`)
-    .join(' ');
-  process.stdout.write(`modelgate listening on ${gateway.url} (${served})\n`);
+  if (cluster.isWorker) workerListening(gateway.url);
+  else {
+    const served = Object.entries(config.upstreams)
+      .map(([family, upstream]) => `${family}=${upstream.baseUrl === undefined ? 'simulator' : 'upstream'}`)
+      .join(' ');
+    process.stdout.write(`modelgate listening on ${gateway.url} (${served})\n`);
+  }
   if (gateway.generatedKey !== undefined) {
     process.stdout.write(
       `No client keys were configured, so one was generated. It is shown only this once; only its hash is stored:\n\n  ${gateway.generatedKey}\n\nUse it as: Authorization: Bearer <key>\n`,

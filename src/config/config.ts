@@ -140,4 +140,19 @@ export interface Config {
   /** Stored Responses API answers (`previous_response_id`, GET/DELETE): kept this long, then purged. */
   responses: { retentionMs: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Where rate limits and budgets live when several processes share them. */
+  sharedStore: SharedStoreConfig;
+}
+
+export interface SharedStoreConfig {
+  /** MODELGATE_REDIS_URL: Redis 7 or Valkey; undefined keeps limits and budgets in this process. */
+  redisUrl: string | undefined;
+  /** Longest wait for one Redis command (a frozen server must not hang requests). */
+  commandTimeoutMs: number;
+  /** Prefix of every Redis key and channel (several gateways on one Redis). */
+  prefix: string;
+  /** When Redis cannot answer: refuse with 503 (`closed`) or limit per process (`local`). */
+  onStoreFailure: 'closed' | 'local';
+  /** Gateway processes sharing the limits (instances × workers), for `local`. */
+  instances: number;
 }

@@ -101,6 +101,13 @@ const fileSchema = z.strictObject({
     })
     .optional(),
   database: z.string().min(1).optional(),
+  redis: z
+    .strictObject({
+      url: z.string().min(1).optional(),
+      commandTimeoutMs: positiveInteger.max(10_000).optional(),
+      prefix: z.string().max(64).optional(),
+    })
+    .optional(),
   upstreams: z.partialRecord(family, upstreamSchema).optional(),
   models: z.array(modelSchema).optional(),
   aliases: z.record(modelName, modelName).optional(),
@@ -141,6 +148,10 @@ const fileSchema = z.strictObject({
       ...familyLimitShape,
       // An output cap above the model's maximum is a 400 instead of being lowered (with a warning).
       strictOutputTokens: z.boolean().optional(),
+      /** With a shared store (Redis): what rate limits do when it cannot answer. */
+      onStoreFailure: z.enum(['closed', 'local']).optional(),
+      /** Gateway processes sharing the limits (instances × workers): `local` admits limit ÷ this each. */
+      instances: positiveInteger.max(10_000).optional(),
       /** Static keys metered but never refused: on every family (`true`) or on the listed ones. */
       staticKeys: z
         .record(z.string(), z.strictObject({ unlimited: z.union([z.boolean(), z.array(family).min(1)]) }))
@@ -233,6 +244,7 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
       timeoutMs: file.images?.timeoutMs ?? 5_000,
     },
     logLevel: logLevel(environment.LOG_LEVEL) ?? file.logLevel ?? 'info',
+    sharedStore: sharedStoreConfig(file, environment),
     ...keyPolicyConfig(file, environment),
   };
 }
@@ -307,6 +319,20 @@ function keyPolicyConfig(
     unlimited: unlimitedConfig(file, environment),
     drainTimeoutMs: file.shutdown?.drainTimeoutMs ?? 30_000,
     strictOutputTokens: file.limits?.strictOutputTokens ?? false,
+  };
+}
+
+/** The shared limits store: Redis when MODELGATE_REDIS_URL (or `redis.url`) is set, else in memory. */
+function sharedStoreConfig(file: ConfigFile, environment: Environment): Config['sharedStore'] {
+  const redisUrl = nonEmpty(environment.MODELGATE_REDIS_URL) ?? file.redis?.url;
+  if (redisUrl !== undefined && !/^(redis|rediss|valkey|valkeys):\/\/[^\s]+$/.test(redisUrl))
+    throw new ConfigError('MODELGATE_REDIS_URL must be a redis:// or rediss:// URL');
+  return {
+    redisUrl: redisUrl?.replace(/^valkey/, 'redis'),
+    commandTimeoutMs: file.redis?.commandTimeoutMs ?? 50,
+    prefix: file.redis?.prefix ?? 'mg:',
+    onStoreFailure: file.limits?.onStoreFailure ?? 'closed',
+    instances: file.limits?.instances ?? 1,
   };
 }
 

@@ -71,7 +71,16 @@ export class ClientKeys {
     return this.#byId.get(id);
   }
 
-  /** Loads the active keys from the store now (the admin API calls this after a change). */
+  /** Told when a key was changed through this process (to push the change to the others). */
+  onChange: (() => void) | undefined;
+
+  /** A key was created, changed or revoked through this process: reload now and tell the others. */
+  changed(): void {
+    this.reload();
+    this.onChange?.();
+  }
+
+  /** Loads the active keys from the store now (on a change here or pushed from another process). */
   reload(): void {
     const byHash = new Map(this.#static);
     if (this.#store !== undefined) {

@@ -152,8 +152,14 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
         }
         reservation = reserved.reservation;
       }
-      const acquired = await limiter.acquire(key, family, estimate.tokens, now);
+      const acquired = await limiter.acquire(key, family, estimate.tokens, now).catch((error: unknown) => {
+        // The shared store could not answer (a 503): the budget hold goes back at once.
+        if (reservation !== undefined) quietly(budgets.release(reservation));
+        throw error;
+      });
       setLimitHeaders(call.surface, call.sink.headers, context, acquired.state);
+      // Decided by this process alone while the shared store was unreachable (`onStoreFailure: local`).
+      if (acquired.local) call.sink.headers['x-modelgate-limits'] = 'local';
       if (acquired.refusal !== undefined) {
         if (reservation !== undefined) quietly(budgets.release(reservation));
         return refuse(rateLimited(acquired.refusal, family, limiter.limitsFor(key, family)));

@@ -12,6 +12,8 @@
 export interface Reservation {
   keyId: string;
   amountUsd: number;
+  /** A shared store's hold (settled once, expires on its own). */
+  holdId?: string;
 }
 
 export type ReserveResult =

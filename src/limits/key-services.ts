@@ -17,6 +17,7 @@ import { MemoryBudgets } from './budgets.ts';
 import { createHeaderScreen } from './header-screen.ts';
 import { MemoryRateLimitStore } from './rate-limit-store.ts';
 import { RateLimiter } from './rate-limiter.ts';
+import type { SharedStores } from './redis/shared-stores.ts';
 
 export interface KeyServices {
   keys: ClientKeys;
@@ -26,14 +27,18 @@ export interface KeyServices {
   adminKey: AdminKey;
   admission: AdmissionControl;
   ledger: UsageLedger;
+  /** Connects the shared store (when configured) and subscribes to key changes. */
+  start(): Promise<void>;
+  /** Closes the shared store's connections. */
+  close(): Promise<void>;
 }
 
-export function createKeyServices(
+export async function createKeyServices(
   config: Config,
   database: Database,
   logger: Logger,
   clock: () => number = Date.now,
-): KeyServices {
+): Promise<KeyServices> {
   const { keys, store, generatedKey } = bootstrapClientKeys(
     database,
     config.staticKeys,
@@ -50,8 +55,9 @@ export function createKeyServices(
   const priced = new Set(config.models.map((entry) => entry.name));
   const ceilings = priceCeilings(config);
   const pricing = new Map(config.models.map((entry) => [entry.name, entry.pricing]));
-  const limiter = new RateLimiter(new MemoryRateLimitStore(), config.rateLimits);
-  const budgets = new MemoryBudgets(store.spend());
+  const shared = await sharedStores(config, store.spend(), logger);
+  const limiter = new RateLimiter(shared.limits, config.rateLimits);
+  const budgets = shared.budgets;
   const families = new Map(config.models.map((entry) => [entry.name, entry.family]));
   const policy = createAdmissionPolicy({
     keys,
@@ -76,7 +82,51 @@ export function createKeyServices(
       familyOf: (model) => families.get(model),
     }),
   };
-  return { keys, store, generatedKey, adminKey: new AdminKey(config.adminKey), admission, ledger };
+  const redis = shared.redis;
+  const channel = `${config.sharedStore.prefix}keys`;
+  return {
+    keys,
+    store,
+    generatedKey,
+    adminKey: new AdminKey(config.adminKey),
+    admission,
+    ledger,
+    async start() {
+      if (redis === undefined) return;
+      await redis.connect();
+      // A key created, changed or revoked on one instance applies on all at once (the store's
+      // generation is also rechecked every 250 ms, should a message be lost).
+      await redis.subscribe(channel, () => {
+        keys.reload();
+      });
+      keys.onChange = () => {
+        redis.publish(channel, 'changed').catch((error: unknown) =>
+          logger.warn('key change not pushed to the other instances', {
+            cause: error instanceof Error ? error.message : 'unknown',
+          }),
+        );
+      };
+    },
+    async close() {
+      await redis?.close();
+    },
+  };
+}
+
+/** In memory for one process; in Redis (loaded only then) when several processes share the numbers. */
+async function sharedStores(
+  config: Config,
+  spend: ReadonlyMap<string, number>,
+  logger: Logger,
+): Promise<SharedStores> {
+  if (config.sharedStore.redisUrl === undefined)
+    return { limits: new MemoryRateLimitStore(), budgets: new MemoryBudgets(spend), redis: undefined };
+  return (await import('./redis/shared-stores.ts')).redisStores(
+    config,
+    config.sharedStore.redisUrl,
+    spend,
+    logger,
+  );
 }
 
 /** Per model, the dearest price of each kind among the model and every fallback it can reach. */

@@ -14,6 +14,8 @@
 export interface Bucket {
   /** Unique per client key × family × dimension. */
   id: string;
+  /** The client key it belongs to: a shared store keeps one client's buckets together. */
+  owner?: string;
   /** Units per period (e.g. requests per minute). */
   limit: number;
   periodMs: number;
@@ -40,6 +42,8 @@ export interface DrawResult {
   refusedBy: number | undefined;
   /** When refused: milliseconds until the same draw would succeed; Infinity when it never can. */
   retryAfterMs: number;
+  /** Decided by this process alone (the shared store was unreachable and the config says `local`). */
+  local?: boolean;
 }
 
 export interface RateLimitStore {

@@ -31,6 +31,8 @@ export interface Refusal {
 
 export interface Acquisition {
   state: RateLimitState;
+  /** Decided by this process alone: the shared store was unreachable (`onStoreFailure: local`). */
+  local: boolean;
   /** Undefined when admitted. */
   refusal: Refusal | undefined;
 }
@@ -65,11 +67,13 @@ export class RateLimiter {
       now,
     );
     const state = toState(result.states, now);
-    if (result.allowed) return { state, refusal: undefined };
+    const local = result.local === true;
+    if (result.allowed) return { state, local, refusal: undefined };
     const dimension = result.refusedBy === 0 ? 'requests' : 'tokens';
     const exceedsLimit = !Number.isFinite(result.retryAfterMs);
     return {
       state,
+      local,
       refusal: {
         dimension,
         retryAfterSeconds: exceedsLimit ? minute / 1000 : Math.max(1, Math.ceil(result.retryAfterMs / 1000)),
@@ -160,8 +164,18 @@ export class RateLimiter {
     if (buckets === undefined) {
       const limits = this.limitsFor(key, family);
       buckets = [
-        { id: `${key.id}\u0000${family}\u0000requests`, limit: limits.requestsPerMinute, periodMs: minute },
-        { id: `${key.id}\u0000${family}\u0000tokens`, limit: limits.tokensPerMinute, periodMs: minute },
+        {
+          id: `${key.id}\u0000${family}\u0000requests`,
+          owner: key.id,
+          limit: limits.requestsPerMinute,
+          periodMs: minute,
+        },
+        {
+          id: `${key.id}\u0000${family}\u0000tokens`,
+          owner: key.id,
+          limit: limits.tokensPerMinute,
+          periodMs: minute,
+        },
       ];
       byFamily[family] = buckets;
     }

@@ -39,7 +39,9 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
   ];
   const log = logger ?? createLogger(config.logLevel, secrets);
   const database = openDatabase(config.databasePath);
-  const { keys, store, generatedKey, adminKey, admission, ledger } = createKeyServices(config, database, log);
+  const services = await createKeyServices(config, database, log);
+  const { keys, store, generatedKey, adminKey, admission, ledger } = services;
+  await services.start();
   const simulator = createSimulator({
     timeToFirstTokenMs: config.simulator.timeToFirstTokenMs,
     interTokenDelayMs: config.simulator.interTokenDelayMs,
@@ -116,6 +118,7 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
         await closed;
         clearInterval(purgeTimer);
         ledger.close();
+        await services.close();
         await upstreams.close();
         database.close();
       })()),

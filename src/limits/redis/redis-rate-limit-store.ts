@@ -1,0 +1,112 @@
+/**
+ * Rate-limit buckets in Redis, shared by every gateway instance and worker: each operation is one
+ * EVALSHA of `bucketsScript`, which reads every bucket, checks them all and writes them all (or
+ * none) on the server's clock. A client's buckets share a hash tag (`{owner}`), so they live in
+ * one slot and one script can touch them all on a Redis Cluster too.
+ */
+import type { Bucket, BucketState, Draw, DrawResult, RateLimitStore } from '../rate-limit-store.ts';
+import { type RedisConnection, script } from './redis-connection.ts';
+import { bucketsScript } from './scripts.ts';
+
+const buckets = script(bucketsScript);
+
+/** A bucket in whole numbers: a unit raises the level by `step`, a millisecond lowers it by `leak`. */
+interface Scaled {
+  step: number;
+  leak: number;
+  cap: number;
+}
+
+export class RedisRateLimitStore implements RateLimitStore {
+  readonly #redis: RedisConnection;
+  readonly #prefix: string;
+  readonly #scaled = new WeakMap<Bucket, Scaled>();
+  readonly #keys = new WeakMap<Bucket, string>();
+
+  constructor(redis: RedisConnection, prefix: string) {
+    this.#redis = redis;
+    this.#prefix = prefix;
+  }
+
+  async draw(draws: readonly Draw[], _now: number): Promise<DrawResult> {
+    const reply = await this.#run('draw', draws);
+    const states = this.#states(draws, reply);
+    const allowed = reply[0] === 1;
+    const retry = reply[2] ?? 0;
+    return {
+      allowed,
+      states,
+      refusedBy: allowed ? undefined : (reply[1] ?? 0),
+      retryAfterMs: retry < 0 ? Number.POSITIVE_INFINITY : retry,
+    };
+  }
+
+  async adjust(draw: Draw, _now: number): Promise<void> {
+    await this.#run('take', [draw]);
+  }
+
+  async take(draws: readonly Draw[], _now: number): Promise<BucketState[]> {
+    return this.#states(draws, await this.#run('take', draws));
+  }
+
+  async peek(bucketList: readonly Bucket[], _now: number): Promise<BucketState[]> {
+    const draws = bucketList.map((bucket) => ({ bucket, amount: 0 }));
+    return this.#states(draws, await this.#run('peek', draws));
+  }
+
+  async #run(mode: string, draws: readonly Draw[]): Promise<number[]> {
+    const keys: string[] = [];
+    const args: (string | number)[] = [mode];
+    for (const { bucket, amount } of draws) {
+      const scaled = this.#scaledOf(bucket);
+      keys.push(this.#keyOf(bucket));
+      // Whole units only: the store works in integers (an estimate is already whole).
+      args.push(Math.round(amount), scaled.step, scaled.leak, scaled.cap);
+    }
+    const reply = await this.#redis.run(buckets, keys, args);
+    if (!Array.isArray(reply)) throw new Error('unexpected reply from the rate-limit script');
+    return reply as number[];
+  }
+
+  #states(draws: readonly Draw[], reply: readonly number[]): BucketState[] {
+    return draws.map(({ bucket }, index) => ({
+      limit: bucket.limit,
+      remaining: reply[3 + index * 2] ?? 0,
+      resetMs: reply[4 + index * 2] ?? 0,
+    }));
+  }
+
+  #keyOf(bucket: Bucket): string {
+    let key = this.#keys.get(bucket);
+    if (key === undefined) {
+      key = `${this.#prefix}{${bucket.owner ?? bucket.id}}:${bucket.id.replaceAll('\u0000', ':')}`;
+      this.#keys.set(bucket, key);
+    }
+    return key;
+  }
+
+  #scaledOf(bucket: Bucket): Scaled {
+    let scaled = this.#scaled.get(bucket);
+    if (scaled === undefined) {
+      scaled = scaledBucket(bucket.limit, bucket.periodMs);
+      this.#scaled.set(bucket, scaled);
+    }
+    return scaled;
+  }
+}
+
+/**
+ * `limit` units per `periodMs` as whole numbers: dividing both by their greatest common divisor
+ * keeps every level an integer (exact below 2^53: any limit up to 10^11 per minute).
+ */
+export function scaledBucket(limit: number, periodMs: number): Scaled {
+  const divisor = gcd(Math.round(limit), Math.round(periodMs));
+  const step = Math.round(periodMs) / divisor;
+  const leak = Math.round(limit) / divisor;
+  return { step, leak, cap: Math.round(limit) * step };
+}
+
+function gcd(a: number, b: number): number {
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
+}

@@ -1,0 +1,55 @@
+/** The Redis side of the per-client services: loaded only when MODELGATE_REDIS_URL is set. */
+import type { Config } from '../../config/config.ts';
+import type { Logger } from '../../log/logger.ts';
+import type { BudgetStore } from '../budgets.ts';
+import type { RateLimitStore } from '../rate-limit-store.ts';
+import { FailoverRateLimitStore } from '../store-failover.ts';
+import { RedisBudgets } from './redis-budgets.ts';
+import { RedisConnection } from './redis-connection.ts';
+import { RedisRateLimitStore } from './redis-rate-limit-store.ts';
+
+export interface SharedStores {
+  limits: RateLimitStore;
+  budgets: BudgetStore;
+  redis: RedisConnection | undefined;
+}
+
+/** Rate limits and budgets in Redis, with the configured failure policy. */
+export function redisStores(
+  config: Config,
+  redisUrl: string,
+  spend: ReadonlyMap<string, number>,
+  logger: Logger,
+): SharedStores {
+  const { commandTimeoutMs, prefix, onStoreFailure, instances } = config.sharedStore;
+  const redis = new RedisConnection({
+    url: redisUrl,
+    commandTimeoutMs,
+    breakerFailures: 3,
+    breakerCooldownMs: 1_000,
+    onHealthChange: (healthy, cause) => {
+      if (healthy) logger.info('shared limits store reachable again');
+      else
+        logger.error(
+          onStoreFailure === 'local'
+            ? 'shared limits store unreachable: rate limits are per process (limit ÷ instances), budgets refuse'
+            : 'shared limits store unreachable: requests are refused with 503 until it answers',
+          { cause },
+        );
+    },
+  });
+  const limits = new FailoverRateLimitStore(new RedisRateLimitStore(redis, prefix), {
+    mode: onStoreFailure,
+    instances,
+    onFallback: () => undefined,
+  });
+  const budgets = new RedisBudgets(redis, {
+    prefix,
+    // The longest a request waits for its answer to start (every attempt), plus a minute's margin.
+    holdTtlMs: config.retry.budgetMs + config.timeouts.firstByteMs + 60_000,
+    initialSpend: spend,
+    onError: (error) =>
+      logger.error('budget settle failed', { cause: error instanceof Error ? error.message : 'unknown' }),
+  });
+  return { limits, budgets, redis };
+}
