@@ -93,7 +93,9 @@ export async function createKeyServices(
     ledger,
     async start() {
       if (redis === undefined) return;
-      await redis.connect();
+      // Redis not reachable at start: serve anyway (requests meet `onStoreFailure`); key changes
+      // then reach this instance through the store's 250 ms recheck only.
+      if (!(await redis.connect())) return;
       // A key created, changed or revoked on one instance applies on all at once (the store's
       // generation is also rechecked every 250 ms, should a message be lost).
       await redis.subscribe(channel, () => {

@@ -14,8 +14,8 @@ import { reserveScript, settleScript } from './scripts.ts';
 const reserve = script(reserveScript);
 const settle = script(settleScript);
 
-/** How long a settlement marker guards against a replay. */
-const settledMarkerMs = 24 * 60 * 60 * 1000;
+/** How long a settlement marker guards against a replay (a settle is retried at once, if ever). */
+const settledMarkerMs = 10 * 60 * 1000;
 
 export interface RedisBudgetOptions {
   prefix: string;

@@ -64,9 +64,26 @@ export class RedisConnection {
     this.#client.on('error', () => undefined);
   }
 
-  /** Connects now (at start: a wrong URL is seen before the first request). */
-  async connect(): Promise<void> {
-    await this.#client.connect();
+  /**
+   * Connects at start. Resolves true once connected, false when Redis has not answered within
+   * `waitMs`: the gateway starts anyway (requests meet the failure policy) and the client keeps
+   * reconnecting in the background.
+   */
+  async connect(waitMs = 5_000): Promise<boolean> {
+    const connected = this.#client.connect().then(
+      () => true,
+      () => false,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => {
+        resolve(false);
+      }, waitMs);
+    });
+    const result = await Promise.race([connected, late]);
+    clearTimeout(timer);
+    if (!result) this.#failed(new Error(`no connection within ${waitMs} ms`));
+    return result;
   }
 
   get healthy(): boolean {
@@ -107,6 +124,7 @@ export class RedisConnection {
       this.#subscriber = this.#client.duplicate({ disableOfflineQueue: false });
       this.#subscriber.on('error', () => undefined);
       await this.#subscriber.connect();
+      // node-redis subscribes again on its own after a reconnect.
     }
     await this.#subscriber.subscribe(channel, listener);
   }
