@@ -21,7 +21,10 @@ const betaStart =
 const betaDelta = (text: string): string =>
   `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}\n\n`;
 
-/** Two A deployments (first, second) on two fake upstreams, 150 ms first-byte and idle timers. */
+/**
+ * Two A deployments (first, second) on two fake upstreams, 400 ms first-byte and idle timers: long
+ * enough that the healthy second deployment answers within them on a loaded machine.
+ */
 describe('two deployments of one model', () => {
   let first: FakeUpstream;
   let second: FakeUpstream;
@@ -35,7 +38,7 @@ models:
     deployments:
       - { id: first, baseUrl: "${first.url}", apiKey: first-key, weight: 1000000 }
       - { id: second, baseUrl: "${second.url}", apiKey: second-key, weight: 1 }
-    timeouts: { firstByteMs: 150, idleMs: 150 }
+    timeouts: { firstByteMs: 400, idleMs: 400 }
 retry: { backoffMs: 10, maxBackoffMs: 20 }
 breaker: { failureThreshold: 0 }
 `);
