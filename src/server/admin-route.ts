@@ -10,6 +10,10 @@ import { isJsonContentType, parseJsonBody, readBody } from './read-body.ts';
 /** Sends a JSON answer with the request's common headers. */
 export type Answer = (status: number, body: unknown, headers?: ResponseHeaders) => void;
 
+/**
+ * `continueBody` is called when the (authenticated) request's body is about to be read: it sends
+ * `100 Continue` to a client waiting for it.
+ */
 export async function adminRoute(
   request: IncomingMessage,
   pathname: string,
@@ -17,6 +21,7 @@ export async function adminRoute(
   admin: AdminDependencies | undefined,
   logger: Logger,
   answer: Answer,
+  continueBody: () => void = () => undefined,
 ): Promise<void> {
   try {
     if (admin === undefined) throw new AdminError(404, 'not_found', 'The admin API is not available');
@@ -30,6 +35,7 @@ export async function adminRoute(
           if (!isJsonContentType(request.headers['content-type']))
             throw new AdminError(415, 'unsupported_media_type', 'Content-Type must be application/json');
           try {
+            continueBody();
             return parseJsonBody(await readBody(request, 65_536));
           } catch (error) {
             if (error instanceof GatewayError)

@@ -27,7 +27,7 @@ import { adminRoute } from './admin-route.ts';
 import { methodNotAllowed, notAllowed, pathOf, safePath, sendError, sendJson } from './answers.ts';
 import { createModelsRoute, matchModelsPath, type ModelsRoute } from './models-route.ts';
 import { createNodeSink } from './node-sink.ts';
-import { beforeBody, type BeforeBodyGuards } from './before-body.ts';
+import { beforeBody, expectsContinue, type BeforeBodyGuards } from './before-body.ts';
 import { BodyGuard, type BodyWatch } from './body-guard.ts';
 import { KeySlots } from './key-slots.ts';
 import { isJsonContentType, parseJsonBody, readBody } from './read-body.ts';
@@ -213,7 +213,9 @@ async function route(
     return;
   }
   if (pathname === '/admin' || pathname.startsWith('/admin/')) {
-    await adminRoute(request, pathname, search, state.admin, dependencies.logger, answer);
+    await adminRoute(request, pathname, search, state.admin, dependencies.logger, answer, () => {
+      if (expectsContinue(request)) response.writeContinue();
+    });
     return;
   }
   // Created first so that every answer, errors included, carries the same headers.

@@ -162,3 +162,28 @@ test('a model the path names that the key may not use: refused before the body',
   assertRefusedBeforeBody(answer, 403, 'model');
   assert.equal((JSON.parse(answer.body) as { error: { status: string } }).error.status, 'PERMISSION_DENIED');
 });
+
+test('the admin API sends 100 Continue only to the admin key, before reading its body', async () => {
+  const body = JSON.stringify({ name: 'before-body-admin' });
+  const send = (key: string) =>
+    holdRequest({
+      url: setup.gateway.url,
+      path: '/admin/keys',
+      headers: {
+        Authorization: `Bearer ${key}`,
+        'Content-Type': 'application/json',
+        'Content-Length': String(Buffer.byteLength(body)),
+        Expect: '100-continue',
+        ...closeAfter,
+      },
+    });
+  const refused = await send('mg-not-the-admin-key-0123456789').answer;
+  assert.equal(refused.status, 401, refused.head);
+  assert.equal(refused.continued, false);
+  const request = send(adminKey);
+  await request.continued;
+  request.write(body);
+  const answer = await request.answer;
+  assert.equal(answer.continued, true);
+  assert.equal(answer.status, 201, answer.body);
+});
