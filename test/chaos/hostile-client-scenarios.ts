@@ -17,6 +17,7 @@ import {
   type Surface,
 } from './harness.ts';
 import type { Profile, Scenario, ScenarioResult } from './scenarios.ts';
+import { startAttacker, type Attacker } from './slow-upload-attacker.ts';
 
 const attackerKey = 'mg-chaos-attacker-key-0123456789';
 const adminKey = 'mg-chaos-admin-key-0123456789';
@@ -54,9 +55,10 @@ async function sample<T>(until: number, everyMs: number, probe: () => Promise<T>
 
 /**
  * One key opens `connections` uploads declaring 1,000 bytes and sending `{`, and reconnects 500 ms
- * after each is answered or closed, for the whole run; another key sends ordinary requests. The
- * attacker holds at most its share, the rest is refused at once (429), the held ones are cut by
- * the minimum rate (408); the other key is never shed and stays fast; `/healthz` too.
+ * after each is answered or closed, for the whole run (from its own process); another key sends
+ * ordinary requests. The attacker holds at most its share, the rest is refused at once (429), the
+ * held ones are cut by the minimum rate (408); the other key is never shed and stays fast;
+ * `/healthz` too.
  */
 export const slotHog: Scenario = async (profile: Profile) => {
   const full = profile.name === 'full';
@@ -68,37 +70,9 @@ export const slotHog: Scenario = async (profile: Profile) => {
     MODELGATE_KEYS: `${chaosKey},${attackerKey}`,
     MODELGATE_ADMIN_KEY: adminKey,
   });
-  const statuses = new Map<number, number>();
-  const sockets = new Set<Socket>();
-  let stopping = false;
-  let opened = 0;
-  const { hostname, port } = new URL(gateway.url);
-  const open = (): void => {
-    if (stopping) return;
-    opened++;
-    const socket = connect(Number(port), hostname);
-    sockets.add(socket);
-    let counted = false;
-    socket.setEncoding('latin1');
-    socket.on('data', (text: string) => {
-      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
-      if (!counted && status !== 0) {
-        counted = true;
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      }
-    });
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      sockets.delete(socket);
-      if (!stopping) setTimeout(open, 500);
-    });
-    socket.write(
-      `POST /v1/chat/completions HTTP/1.1\r\nHost: ${gateway.url.slice(7)}\r\nAuthorization: Bearer ${attackerKey}\r\n` +
-        'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
-    );
-  };
+  let attacker: Attacker | undefined;
   try {
-    for (let index = 0; index < connections; index++) open();
+    attacker = await startAttacker({ url: gateway.url, key: attackerKey, connections, reconnectMs: 500 });
     const until = performance.now() + seconds * 1000;
     const [victims, health, flights] = await Promise.all([
       (async () => {
@@ -116,14 +90,13 @@ export const slotHog: Scenario = async (profile: Profile) => {
       sample(until, 200, () => healthMs(gateway)),
       sample(until, 200, () => inFlight(gateway)),
     ]);
-    stopping = true;
-    for (const socket of sockets) socket.destroy();
+    const report = await attacker.stop();
+    attacker = undefined;
+    const statuses = new Map(report.statuses);
     const problems: string[] = [];
     const failed = victims.filter((answer) => answer.status !== 200);
-    const victimP99 = percentile(
-      victims.map((answer) => answer.ms),
-      99,
-    );
+    const times = victims.map((answer) => answer.ms);
+    const victimP99 = percentile(times, 99);
     const peakFlight = Math.max(...flights);
     const worstHealth = Math.max(...health);
     if (victims.length === 0) problems.push('the other key was not served at all');
@@ -139,26 +112,18 @@ export const slotHog: Scenario = async (profile: Profile) => {
     if ((statuses.get(503) ?? 0) > 0)
       problems.push(`${statuses.get(503)} uploads were shed: the cap was reached`);
     return outcome('one key hogging slots with slow uploads', problems, {
-      'attacker connections (reconnecting)': connections,
+      'attacker connections (reconnecting, own process)': connections,
       seconds,
-      'attacker connections opened': opened,
-      'attacker answers by status': [...statuses.entries()]
-        .map(([status, count]) => `${status}×${count}`)
-        .join(' '),
+      'attacker connections opened': report.opened,
+      'attacker answers by status': report.statuses.map(([status, count]) => `${status}×${count}`).join(' '),
       'key share / in-flight cap': `${share} / ${full ? 1024 : 64}`,
       'peak in flight': peakFlight,
       'other key: requests served': victims.length - failed.length,
-      'other key p50 / p99 ms': `${round(
-        percentile(
-          victims.map((answer) => answer.ms),
-          50,
-        ),
-      )} / ${round(victimP99)}`,
+      'other key p50 / p99 ms': `${round(percentile(times, 50))} / ${round(victimP99)}`,
       '/healthz max ms': round(worstHealth),
     });
   } finally {
-    stopping = true;
-    for (const socket of sockets) socket.destroy();
+    await attacker?.stop();
     await gateway.close();
   }
 };
