@@ -102,7 +102,10 @@ export const slotHog: Scenario = async (profile: Profile) => {
     if (victims.length === 0) problems.push('the other key was not served at all');
     if (failed.length > 0)
       problems.push(`${failed.length} of the other key's requests failed (${failed[0]?.status})`);
-    if (victimP99 >= 1000) problems.push(`the other key's p99 ${round(victimP99)} ms ≥ 1000 ms`);
+    // The short profile runs inside `npm test`, beside other suites on the same cores: its bound is
+    // looser (what is checked there is that the other key is served, never shed).
+    const p99Bound = full ? 1000 : 3000;
+    if (victimP99 >= p99Bound) problems.push(`the other key's p99 ${round(victimP99)} ms ≥ ${p99Bound} ms`);
     if (worstHealth >= 1000) problems.push(`/healthz took up to ${round(worstHealth)} ms`);
     // The attacker's share plus the other key's one request (and the admin probe itself).
     if (peakFlight > share + 2)
