@@ -9,7 +9,7 @@ import { GatewayError, type ChatRequest, type JsonObject } from '../ir/index.ts'
 import type { Step } from '../routing/attempt-plan.ts';
 import type { ChatCall } from './chat-call.ts';
 import type { PreparedRequest } from './prepare-request.ts';
-import { validateAgainstCatalog } from './validate-request.ts';
+import { checkContextWindow, promptTokensOf, validateAgainstCatalog } from './validate-request.ts';
 
 /** One planned call: where it goes and the request as that model and family take it. */
 export interface Attempt {
@@ -35,12 +35,12 @@ export interface StrictDecode {
  * family) is the prepared request unchanged. A fallback gets its catalog checks (its output cap
  * lowered to its maximum, with a note); a request it cannot take skips it (the error is returned).
  */
-export function attemptFor(
+export async function attemptFor(
   call: ChatCall,
   prepared: PreparedRequest,
   step: Step,
   strict: StrictDecode,
-): Attempt | GatewayError {
+): Promise<Attempt | GatewayError> {
   const entry = step.route.entry;
   const codec = step.deployment.codec;
   if (entry === prepared.entry && codec === prepared.target) {
@@ -68,7 +68,10 @@ export function attemptFor(
           `max output lowered from ${asked} to ${entry.maxOutputTokens} for the fallback ${entry.name}`,
         ];
     }
-    if (!primary) validateAgainstCatalog(request, entry);
+    if (!primary) {
+      validateAgainstCatalog(request, entry);
+      await checkContextWindow(request, entry, promptTokensOf(base));
+    }
     if (codec.capabilities.requiresMaxOutputTokens && request.sampling.maxOutputTokens === undefined) {
       request.sampling.maxOutputTokens = entry.maxOutputTokens;
     }

@@ -50,7 +50,7 @@ export async function deliver(
     const step = plan.next();
     if (step === undefined) throw plan.finalError();
     if (step.waitMs > 0 && !(await pause(step.waitMs, call.signal))) throw clientGone();
-    const attempt = attemptFor(call, prepared, step, strict);
+    const attempt = await attemptFor(call, prepared, step, strict);
     if (attempt instanceof GatewayError) {
       plan.skipModel(attempt);
       continue;

@@ -9,7 +9,7 @@ import { GatewayError, isJsonObject, type ChatRequest } from '../ir/index.ts';
 import type { ChatCall } from './chat-call.ts';
 import type { ImageFetcher } from './fetch-images.ts';
 import type { ModelResolver } from './resolve-model.ts';
-import { fitOutputCap, validateAgainstCatalog } from './validate-request.ts';
+import { checkContextWindow, fitOutputCap, validateAgainstCatalog } from './validate-request.ts';
 
 export interface PreparedRequest {
   request: ChatRequest;
@@ -57,6 +57,7 @@ export async function prepareRequest(
   }
   const lowered = fitOutputCap(request, entry, options.strictOutputTokens === true);
   validateAgainstCatalog(request, entry);
+  await checkContextWindow(request, entry);
   const target = codecs[entry.family];
   if (target.capabilities.requiresMaxOutputTokens && request.sampling.maxOutputTokens === undefined) {
     request.sampling.maxOutputTokens = entry.maxOutputTokens;

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { loadConfig } from '../config/load-config.ts';
 import type { ChatRequest } from '../ir/index.ts';
 import { ModelResolver } from './resolve-model.ts';
-import { fitOutputCap, validateAgainstCatalog } from './validate-request.ts';
+import { checkContextWindow, fitOutputCap, validateAgainstCatalog } from './validate-request.ts';
 
 const resolver = new ModelResolver(loadConfig({}));
 
@@ -34,20 +34,29 @@ test('max output above the model limit is a 400 naming both numbers', () => {
   validateAgainstCatalog(request('hi', 4096), entry);
 });
 
-test('a prompt that cannot fit the context window is counted and refused', () => {
+test('a prompt that cannot fit the context window is counted and refused', async () => {
   const entry = resolver.resolve('A-1');
   assert.ok(entry);
-  const long = 'hello world '.repeat(5000); // ~10k tokens > 8192
-  assert.throws(
-    () => validateAgainstCatalog(request(long), entry),
-    /context window of 8192 tokens, but the prompt has \d+ tokens/,
+  const long = 'hello world '.repeat(5000); // 10,001 tokens (the last space is one) > 8192
+  await assert.rejects(
+    checkContextWindow(request(long), entry),
+    /context window of 8192 tokens, but the prompt has 10001 tokens/,
   );
-  const medium = 'hello world '.repeat(2400); // ~4.8k tokens: fits alone, not with 4096 more
-  validateAgainstCatalog(request(medium), entry);
-  assert.throws(
-    () => validateAgainstCatalog(request(medium, 4096), entry),
-    /4096 output tokens were requested/,
+  const medium = 'hello world '.repeat(2400); // 4,800 tokens: fits alone, not with 4096 more
+  await checkContextWindow(request(medium), entry);
+  await assert.rejects(checkContextWindow(request(medium, 4096), entry), /4096 output tokens were requested/);
+});
+
+test('a prompt far beyond the window is refused from its bytes, without counting it', async () => {
+  const entry = resolver.resolve('C-3'); // 32,760 tokens
+  assert.ok(entry);
+  const huge = 'x'.repeat(15 * 1024 * 1024); // at least 15 MiB / 128 bytes a token = 122,880 tokens
+  const started = performance.now();
+  await assert.rejects(
+    checkContextWindow(request(huge), { ...entry, name: 'C-3' }),
+    /more than 122879 tokens/,
   );
+  assert.ok(performance.now() - started < 500, 'decided from the bytes');
 });
 
 test('images to a model without vision are refused', () => {

@@ -1,11 +1,11 @@
 /**
- * Checks a decoded request against the catalog before anything goes upstream: output cap,
- * context window (counted with the real tokenizer only when a byte bound cannot decide), and the
- * model's capabilities.
+ * Checks a decoded request against the catalog before anything goes upstream: output cap and the
+ * model's capabilities, then the context window (prompt-tokens.ts: decided from bytes where they
+ * suffice, counted in slices and only as far as the decision needs).
  */
 import type { ModelEntry } from '../config/catalog.ts';
 import { invalidRequest, type ChatRequest } from '../ir/index.ts';
-import { countTextTokens, fitsByBytes } from '../tokenizer/count-tokens.ts';
+import { PromptTokens } from '../tokenizer/prompt-tokens.ts';
 
 /**
  * A client cannot know the output limit behind an alias, so a cap above the model's maximum is
@@ -19,6 +19,7 @@ export function fitOutputCap(request: ChatRequest, entry: ModelEntry, strict: bo
   return `max output lowered from ${asked} to ${entry.maxOutputTokens}, the most ${entry.name} allows`;
 }
 
+/** The checks that need no counting; `checkContextWindow` follows them. */
 export function validateAgainstCatalog(request: ChatRequest, entry: ModelEntry): void {
   const requestedOutput = request.sampling.maxOutputTokens;
   if (requestedOutput !== undefined && requestedOutput > entry.maxOutputTokens) {
@@ -28,23 +29,40 @@ export function validateAgainstCatalog(request: ChatRequest, entry: ModelEntry):
     );
   }
   checkCapabilities(request, entry);
-  checkContextWindow(request, entry, requestedOutput ?? 0);
 }
 
-function checkContextWindow(request: ChatRequest, entry: ModelEntry, requestedOutput: number): void {
+/** The prompt counter of a request, made once (admission and fallbacks reuse its progress). */
+const counters = new WeakMap<ChatRequest, PromptTokens>();
+export function promptTokensOf(request: ChatRequest): PromptTokens {
+  let prompt = counters.get(request);
+  if (prompt === undefined) {
+    prompt = new PromptTokens(promptTexts(request));
+    counters.set(request, prompt);
+  }
+  return prompt;
+}
+
+/**
+ * Refused only when the prompt certainly exceeds the window. Counting stops at twice the budget
+ * (the message then names a lower bound); a prompt beyond the work cap that the bounds cannot
+ * decide goes on, and the upstream, which enforces its own window, has the last word.
+ */
+export async function checkContextWindow(
+  request: ChatRequest,
+  entry: ModelEntry,
+  prompt: PromptTokens = promptTokensOf(request),
+): Promise<void> {
   if (!Number.isFinite(entry.contextWindow)) return;
+  const requestedOutput = request.sampling.maxOutputTokens ?? 0;
   const budget = entry.contextWindow - requestedOutput;
-  const texts = promptTexts(request);
-  let length = 0;
-  for (const text of texts) length += text.length;
-  if (length * 3 <= budget) return; // every token is at least one UTF-8 byte: fits for sure
-  const prompt = texts.join('\n');
-  if (fitsByBytes(prompt, budget)) return;
-  const promptTokens = countTextTokens(prompt);
-  if (promptTokens + requestedOutput > entry.contextWindow) {
+  let known = prompt.bounds();
+  if (known.upper <= budget) return; // every token is at least one UTF-8 byte: fits for sure
+  if (known.lower <= budget) known = await prompt.count(Math.max(budget, 0) * 2);
+  if (known.lower > budget) {
     const asked = requestedOutput > 0 ? ` and ${requestedOutput} output tokens were requested` : '';
+    const size = known.exact ? `${known.tokens} tokens` : `more than ${known.lower - 1} tokens`;
     throw invalidRequest(
-      `${entry.name} has a context window of ${entry.contextWindow} tokens, but the prompt has ${promptTokens} tokens${asked}`,
+      `${entry.name} has a context window of ${entry.contextWindow} tokens, but the prompt has ${size}${asked}`,
       'messages',
     );
   }

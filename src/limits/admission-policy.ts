@@ -94,9 +94,15 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
     const held: Held = { key, estimate: undefined, reservation: undefined };
     call.onDispatched = async () => {
       try {
-        const estimate = estimateRequest(prepared.request, entry, dependencies.pricingFor(entry));
+        const estimate = await estimateRequest(prepared.request, entry, dependencies.pricingFor(entry));
         held.estimate = estimate;
-        const state = await limiter.charge(key, entry.family, estimate.tokens, clock());
+        const state = await limiter.charge(
+          key,
+          entry.family,
+          estimate.tokens,
+          clock(),
+          candidatesOf(prepared),
+        );
         setLimitHeaders(call.surface, call.sink.headers, context, state);
       } catch (error) {
         logger.error('limits store failed', { cause: error instanceof Error ? error.message : 'unknown' });
@@ -131,7 +137,14 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
       }
       if (key.budgetUsd === undefined && key.unlimited.has(family))
         return meterAfterDispatch(call, prepared, context, key);
-      const estimate = estimateRequest(prepared.request, entry, dependencies.pricingFor(entry));
+      // Counting stops once the request needs more than the key's tokens per minute: refused anyway.
+      const tokensPerMinute = limiter.limitsFor(key, family).tokensPerMinute;
+      const estimate = await estimateRequest(
+        prepared.request,
+        entry,
+        dependencies.pricingFor(entry),
+        tokensPerMinute,
+      );
       let reservation: Reservation | undefined;
       if (key.budgetUsd !== undefined) {
         if (!dependencies.isPriced(entry)) {
@@ -152,11 +165,13 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
         }
         reservation = reserved.reservation;
       }
-      const acquired = await limiter.acquire(key, family, estimate.tokens, now).catch((error: unknown) => {
-        // The shared store could not answer (a 503): the budget hold goes back at once.
-        if (reservation !== undefined) quietly(budgets.release(reservation));
-        throw error;
-      });
+      const acquired = await limiter
+        .acquire(key, family, estimate.tokens, now, candidatesOf(prepared))
+        .catch((error: unknown) => {
+          // The shared store could not answer (a 503): the budget hold goes back at once.
+          if (reservation !== undefined) quietly(budgets.release(reservation));
+          throw error;
+        });
       setLimitHeaders(call.surface, call.sink.headers, context, acquired.state);
       // Decided by this process alone while the shared store was unreachable (`onStoreFailure: local`).
       if (acquired.local) call.sink.headers['x-modelgate-limits'] = 'local';
@@ -183,6 +198,11 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
       );
     },
   };
+}
+
+/** `n` candidates count as n requests: a family without native `n` makes n upstream calls. */
+function candidatesOf(prepared: PreparedRequest): number {
+  return Math.max(1, prepared.request.sampling.candidateCount ?? 1);
 }
 
 export function setLimitHeaders(
@@ -219,8 +239,10 @@ function rateLimited(
   limits: { requestsPerMinute: number; tokensPerMinute: number },
 ): GatewayError {
   const limit = refusal.dimension === 'requests' ? limits.requestsPerMinute : limits.tokensPerMinute;
-  const message = refusal.exceedsLimit
-    ? `This request needs ${refusal.requested} tokens (prompt + max output), more than this key's limit of ${limit} tokens per minute for the ${family} family. Lower max tokens or shorten the prompt.`
-    : `Rate limit reached for ${refusal.dimension} per minute on the ${family} family: limit ${limit}, requested ${refusal.requested}. Try again in ${refusal.retryAfterSeconds}s.`;
+  const message = !refusal.exceedsLimit
+    ? `Rate limit reached for ${refusal.dimension} per minute on the ${family} family: limit ${limit}, requested ${refusal.requested}. Try again in ${refusal.retryAfterSeconds}s.`
+    : refusal.dimension === 'requests'
+      ? `This request asks for ${refusal.requested} candidates (n), and each counts as a request: more than this key's limit of ${limit} requests per minute for the ${family} family. Lower n.`
+      : `This request needs ${refusal.requested} tokens (prompt + max output), more than this key's limit of ${limit} tokens per minute for the ${family} family. Lower max tokens or shorten the prompt.`;
   return new GatewayError('rate_limited', message, { retryAfterSeconds: refusal.retryAfterSeconds });
 }

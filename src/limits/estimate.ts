@@ -1,11 +1,12 @@
 /**
  * What a request may cost before it is sent: prompt tokens counted with the tokenizer (images are
  * not counted: the real usage reconciles them) plus the request's max output for every candidate.
+ * The count is bounded (tokenizer/prompt-tokens.ts): past `stopAbove` prompt tokens it stops, as
+ * the request is refused anyway; past the work cap the rest is estimated from its bytes.
  */
 import type { ModelEntry, ModelPricing } from '../config/catalog.ts';
-import { promptTexts } from '../gateway/validate-request.ts';
+import { promptTokensOf } from '../gateway/validate-request.ts';
 import type { ChatRequest } from '../ir/index.ts';
-import { countTextTokens } from '../tokenizer/count-tokens.ts';
 
 export interface Estimate {
   promptTokens: number;
@@ -17,16 +18,31 @@ export interface Estimate {
   worstCaseUsd: number;
 }
 
-/** `pricing`: the prices to assume (the dearest of the model and its fallbacks). */
-export function estimateRequest(
+/** The max output of all candidates together. */
+export function maxOutputOf(request: ChatRequest, entry: ModelEntry): number {
+  const perCandidate = request.sampling.maxOutputTokens ?? entry.maxOutputTokens;
+  return perCandidate * Math.max(1, request.sampling.candidateCount ?? 1);
+}
+
+/**
+ * `pricing`: the prices to assume (the dearest of the model and its fallbacks). `stopAbove`: a
+ * total (prompt + output) beyond which the request is refused whatever the exact figure.
+ */
+export async function estimateRequest(
   request: ChatRequest,
   entry: ModelEntry,
   pricing: ModelPricing = entry.pricing,
-): Estimate {
-  let promptTokens = 0;
-  for (const text of promptTexts(request)) promptTokens += countTextTokens(text);
-  const perCandidate = request.sampling.maxOutputTokens ?? entry.maxOutputTokens;
-  const maxOutputTokens = perCandidate * Math.max(1, request.sampling.candidateCount ?? 1);
+  stopAbove: number = Number.POSITIVE_INFINITY,
+): Promise<Estimate> {
+  const maxOutputTokens = maxOutputOf(request, entry);
+  const prompt = promptTokensOf(request);
+  const bounds = prompt.bounds();
+  // Refused on the bytes alone: the lower bound is all the refusal needs. Otherwise the count, exact
+  // for ordinary prompts; cut short (refused anyway) or past the work cap, its estimate.
+  const promptTokens =
+    bounds.lower + maxOutputTokens > stopAbove
+      ? bounds.lower
+      : (await prompt.count(stopAbove - maxOutputTokens)).tokens;
   const inputPrice = Math.max(pricing.inputPerMillion, pricing.cacheWritePerMillion);
   return {
     promptTokens,

@@ -56,12 +56,21 @@ export class RateLimiter {
     this.#limits = limits;
   }
 
-  /** Takes one request and `tokens` tokens from the key's windows for the family, or nothing. */
-  async acquire(key: LimitedKey, family: FamilyId, tokens: number, now: number): Promise<Acquisition> {
+  /**
+   * Takes `requests` requests (a request for n candidates counts n: it may be n upstream calls)
+   * and `tokens` tokens from the key's windows for the family, or nothing.
+   */
+  async acquire(
+    key: LimitedKey,
+    family: FamilyId,
+    tokens: number,
+    now: number,
+    requestCount = 1,
+  ): Promise<Acquisition> {
     const [requests, tokenBucket] = this.#buckets(key, family);
     const result = await this.#store.draw(
       [
-        { bucket: requests, amount: 1 },
+        { bucket: requests, amount: requestCount },
         { bucket: tokenBucket, amount: tokens },
       ],
       now,
@@ -78,17 +87,23 @@ export class RateLimiter {
         dimension,
         retryAfterSeconds: exceedsLimit ? minute / 1000 : Math.max(1, Math.ceil(result.retryAfterMs / 1000)),
         exceedsLimit,
-        requested: dimension === 'requests' ? 1 : tokens,
+        requested: dimension === 'requests' ? requestCount : tokens,
       },
     };
   }
 
-  /** Takes one request and `tokens` tokens without a check (metered, never refused). */
-  async charge(key: LimitedKey, family: FamilyId, tokens: number, now: number): Promise<RateLimitState> {
+  /** Takes `requestCount` requests and `tokens` tokens without a check (metered, never refused). */
+  async charge(
+    key: LimitedKey,
+    family: FamilyId,
+    tokens: number,
+    now: number,
+    requestCount = 1,
+  ): Promise<RateLimitState> {
     const [requests, tokenBucket] = this.#buckets(key, family);
     const states = await this.#store.take(
       [
-        { bucket: requests, amount: 1 },
+        { bucket: requests, amount: requestCount },
         { bucket: tokenBucket, amount: tokens },
       ],
       now,

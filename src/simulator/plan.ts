@@ -8,7 +8,7 @@ import { hashString } from './hash.ts';
 import { naturalText, toPieces, trimWords, type Piece } from './reply-text.ts';
 import { promptedArguments } from './prompted-arguments.ts';
 import { sampleArguments } from './schema-sample.ts';
-import type { TokenCountCache } from './token-cache.ts';
+import type { TokenCounter } from './token-cache.ts';
 
 /** One call the simulated model makes. */
 export interface ToolCallPlan {
@@ -35,7 +35,7 @@ export interface ReplyPlan {
 }
 
 export interface PlanDependencies {
-  counter: TokenCountCache;
+  counter: TokenCounter;
   newToolCallId: () => string;
 }
 
@@ -46,7 +46,8 @@ const candidateStride = 0x9e3779b9;
 export function planReply(request: ChatRequest, deps: PlanDependencies): ReplyPlan {
   const lastUser = lastUserText(request.messages);
   const seed =
-    hashString(lastUser, hashString(request.model)) ^ Math.imul(request.messages.length, 0x27d4eb2d);
+    hashString(seedText(lastUser), hashString(request.model)) ^
+    Math.imul(request.messages.length, 0x27d4eb2d);
   const tools = chooseTools(request, lastUser);
   const lead = tools.length === 0 ? replyLead(request.messages, lastUser) : '';
   const count = Math.max(1, request.sampling.candidateCount ?? 1);
@@ -71,6 +72,11 @@ export function planReply(request: ChatRequest, deps: PlanDependencies): ReplyPl
     usage: { inputTokens, outputTokens, cacheReadTokens: 0, cacheWriteTokens: 0 },
     chunkCount,
   };
+}
+
+/** The text the seed is hashed from: all of it up to 4 KiB, else its ends and its length (bounded work). */
+function seedText(text: string): string {
+  return text.length <= 4_096 ? text : `${text.slice(0, 2_048)}${text.slice(-2_048)}${text.length}`;
 }
 
 function lastUserText(messages: readonly Message[]): string {
@@ -134,7 +140,7 @@ function mentioned(tools: readonly ToolDefinition[], text: string): ToolDefiniti
   return found.sort((left, right) => left.at - right.at).map((entry) => entry.tool);
 }
 
-function planText(request: ChatRequest, lead: string, seed: number, counter: TokenCountCache): ChoicePlan {
+function planText(request: ChatRequest, lead: string, seed: number, counter: TokenCounter): ChoicePlan {
   const text = naturalText(request.model, lead, seed, counter);
   const stop = findStop(text, request.sampling.stopSequences);
   const maxTokens = request.sampling.maxOutputTokens ?? Number.POSITIVE_INFINITY;
@@ -214,7 +220,7 @@ export function splitFragments(text: string): string[] {
 }
 
 /** Every prompt token, block by block (the same blocks the prompt cache measures). */
-function countInputTokens(request: ChatRequest, counter: TokenCountCache): number {
+function countInputTokens(request: ChatRequest, counter: TokenCounter): number {
   let total = 0;
   for (const block of promptBlocks(request, counter)) total += block.tokens;
   return total;
@@ -230,7 +236,7 @@ export interface PromptBlock {
 }
 
 /** The prompt as cacheable blocks. Images count no tokens here but are part of the prefix. */
-export function promptBlocks(request: ChatRequest, counter: TokenCountCache): PromptBlock[] {
+export function promptBlocks(request: ChatRequest, counter: TokenCounter): PromptBlock[] {
   const blocks: PromptBlock[] = [];
   const add = (key: string, tokens: number, cacheControl: { ttl?: string } | undefined): void => {
     blocks.push({ key, tokens, marker: cacheControl === undefined ? undefined : (cacheControl.ttl ?? '') });

@@ -11,6 +11,7 @@
  * Prefixes shorter than 1024 tokens are never cached (both counts stay 0, as upstream). Entries are
  * keyed by model and prefix hash, bounded in number (oldest evicted first).
  */
+import { createHash } from 'node:crypto';
 import type { PromptBlock } from './plan.ts';
 
 export interface CacheFigures {
@@ -157,24 +158,16 @@ function cumulativeTokens(blocks: readonly PromptBlock[]): number[] {
   return out;
 }
 
-/** One key per block boundary: model + every block key so far, hashed incrementally (2 × FNV-1a). */
+/**
+ * One key per block boundary: model + every block key so far, hashed incrementally. Native SHA-1
+ * (a 15 MB prompt hashes in ~30 ms; the FNV-1a loop it replaces took 440 ms of the event loop).
+ */
 function prefixKeys(model: string, blocks: readonly PromptBlock[]): string[] {
-  let high = fnv1a(model, 0x811c9dc5);
-  let low = fnv1a(model, 0x050c5d1f);
+  const hash = createHash('sha1').update(model);
   const keys: string[] = [];
   for (const block of blocks) {
-    high = fnv1a(block.key, fnv1a('\u0001', high));
-    low = fnv1a(block.key, fnv1a('\u0001', low));
-    keys.push(`${high.toString(36)}.${low.toString(36)}.${block.key.length}`);
+    hash.update('\u0001').update(block.key);
+    keys.push(`${hash.copy().digest('base64url')}.${block.key.length}`);
   }
   return keys;
-}
-
-function fnv1a(text: string, seed: number): number {
-  let hash = seed >>> 0;
-  for (let position = 0; position < text.length; position++) {
-    hash ^= text.charCodeAt(position);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash;
 }

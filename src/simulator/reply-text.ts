@@ -5,7 +5,7 @@
  */
 import { decodeTokens, encodeText } from '../tokenizer/count-tokens.ts';
 import { createRandom } from './hash.ts';
-import type { TokenCountCache } from './token-cache.ts';
+import type { TokenCounter } from './token-cache.ts';
 
 /** One streamed chunk: usually one token; several when a character spans tokens. */
 export interface Piece {
@@ -91,7 +91,7 @@ export function trimWords(text: string): string {
   return words.slice(0, echoWords).join(' ');
 }
 
-export function naturalText(model: string, lead: string, seed: number, counter: TokenCountCache): string {
+export function naturalText(model: string, lead: string, seed: number, counter: TokenCounter): string {
   const prefix = lead === '' ? `Simulated reply from ${model}:` : `Simulated reply from ${model}: ${lead}`;
   const random = createRandom(seed);
   const target = 30 + (random() % 31);

@@ -16,7 +16,7 @@ import { planReply, promptBlocks, type ReplyPlan } from './plan.ts';
 import { minimumCachedTokens, PromptCache } from './prompt-cache.ts';
 import { toChatResponse, toStreamEvents, type ReplyMeta } from './reply-events.ts';
 import { pause, streamBody, type StreamCounters, type StreamPacing } from './stream-body.ts';
-import { TokenCountCache } from './token-cache.ts';
+import { TokenCountCache, type TokenCounter } from './token-cache.ts';
 import { streamedResponse, wholeResponse } from './upstream-response.ts';
 
 export interface SimulatorOptions {
@@ -151,11 +151,21 @@ class SimulatorEngine {
       checkCacheBreakpoints(countCacheMarkers(request) + (automaticCacheTtl(request) === undefined ? 0 : 1));
     }
     const callPrefix = toolCallIdPrefix[codec.id] ?? 'call_';
+    // The prompt's texts, as promptBlocks counts them, counted first without holding the event loop.
+    const texts: string[] = [];
+    promptBlocks(request, {
+      count: (text) => {
+        texts.push(text);
+        return 0;
+      },
+    });
+    const counter = await this.#counter.primed(texts);
+    if (signal.aborted) throw abortReason(signal);
     const plan = planReply(request, {
-      counter: this.#counter,
+      counter,
       newToolCallId: () => this.#generateId(callPrefix),
     });
-    this.#applyCache(codec.id, request, plan);
+    this.#applyCache(codec.id, request, plan, counter);
     const meta: ReplyMeta = {
       id: this.#generateId(responseIdPrefix[codec.id] ?? ''),
       model: request.model,
@@ -192,13 +202,13 @@ class SimulatorEngine {
    * Prompt caching as the family does it (see prompt-cache.ts). Skipped without a marker when the
    * prompt is too short to cache, so short prompts (benchmarks) pay nothing for it.
    */
-  #applyCache(family: FamilyId, request: ChatRequest, plan: ReplyPlan): void {
+  #applyCache(family: FamilyId, request: ChatRequest, plan: ReplyPlan, counter: TokenCounter): void {
     const explicit = family === 'beta';
     const automatic = explicit ? automaticCacheTtl(request) : undefined;
     const blocks =
       plan.usage.inputTokens >= minimumCachedTokens ||
       (explicit && (automatic !== undefined || countCacheMarkers(request) > 0))
-        ? promptBlocks(request, this.#counter)
+        ? promptBlocks(request, counter)
         : undefined;
     if (blocks === undefined) return;
     const figures = this.#cache.measure(request.model, blocks, {

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { countTokens } from 'gpt-tokenizer';
+import { PromptTokens } from './prompt-tokens.ts';
+
+const prose = 'The gateway counts every prompt before it is admitted, and no prompt may hold it. ';
+
+test('ordinary prompts are counted exactly, text by text', async () => {
+  const texts = ['You are terse.', prose.repeat(40), '', 'héllo 世界 🙂'];
+  const expected = texts.reduce((sum, text) => sum + (text === '' ? 0 : countTokens(text)), 0);
+  const result = await new PromptTokens(texts).count();
+  assert.deepEqual(result, { tokens: expected, lower: expected, upper: expected, exact: true });
+});
+
+test('bounds come from bytes: 1 to 128 bytes a token', () => {
+  const bounds = new PromptTokens(['一'.repeat(1000), 'ab']).bounds();
+  assert.equal(bounds.upper, 3002);
+  assert.equal(bounds.lower, Math.ceil(3002 / 128));
+  assert.equal(bounds.exact, false);
+});
+
+test('counting stops past the threshold with a lower bound above it, and resumes when asked more', async () => {
+  const prompt = new PromptTokens([prose.repeat(200), prose.repeat(200)]);
+  const early = await prompt.count(100);
+  assert.equal(early.exact, false);
+  assert.ok(early.lower > 100 && early.lower < 1_000, String(early.lower));
+  assert.ok(early.lower <= early.tokens && early.tokens <= early.upper);
+  const full = await prompt.count();
+  assert.equal(full.exact, true);
+  assert.equal(full.tokens, 2 * countTokens(prose.repeat(200)));
+});
+
+test('past the work cap the rest is estimated at the counted tokens per byte, within the bounds', async () => {
+  const text = prose.repeat(200); // ~17k characters
+  const result = await new PromptTokens([text], { sliceMs: 2, maxChars: 2_000 }).count();
+  const exact = countTokens(text);
+  assert.equal(result.exact, false);
+  assert.ok(result.lower < exact && exact < result.upper);
+  assert.ok(Math.abs(result.tokens - exact) / exact < 0.05, `${result.tokens} vs ${exact}`);
+});
+
+test('counting yields the event loop: a timer fires on time while 64,000 random Han characters count', async () => {
+  let state = 3;
+  let text = '';
+  for (let index = 0; index < 64_000; index++) {
+    state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff;
+    text += String.fromCharCode(0x4e00 + (state % 20_000));
+  }
+  const lateness: number[] = [];
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    lateness.push(now - last - 5);
+    last = now;
+  }, 5);
+  const result = await new PromptTokens([text]).count();
+  clearInterval(timer);
+  assert.equal(result.exact, true);
+  assert.ok(lateness.length >= 5, `the timer ran ${lateness.length} times while counting`);
+  // The median, not the worst: a loaded machine preempts the process now and then. Unsliced, the
+  // whole count (~250 ms) would be one lateness.
+  lateness.sort((a, b) => a - b);
+  const median = lateness[Math.floor(lateness.length / 2)] ?? 0;
+  assert.ok(median < 25, `the timer was ${median.toFixed(0)} ms late (median)`);
+});

@@ -1,0 +1,137 @@
+/**
+ * Issue #10, finding 1: one request could freeze the gateway. Prompts of long unbroken runs
+ * (64,000 × "一": 19 s of BPE; a 15 MB body of "x": > 10 min) were counted whole before anything
+ * could refuse them. Here the gateway runs as its own process (the simulator in it, as by default)
+ * and `/healthz` is timed while such requests arrive together; each is answered promptly, and a
+ * SIGTERM during one ends the process within its drain timeout.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { alphaAuth, betaAuth, gammaAuth, gammaPath, post, writeTempConfig } from '../helpers/e2e.ts';
+import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.ts';
+
+const staticKey = 'mg-hostile-cpu-static-0123456789';
+const adminKey = 'mg-hostile-cpu-admin-0123456789';
+const drainTimeoutMs = 1_000;
+let gateway: GatewayProcess;
+let config: { path: string; remove(): void };
+
+before(async () => {
+  config = writeTempConfig('cpu.yaml', `shutdown: { drainTimeoutMs: ${drainTimeoutMs} }\n`);
+  gateway = await startGatewayProcess({
+    MODELGATE_KEYS: staticKey,
+    MODELGATE_ADMIN_KEY: adminKey,
+    MODELGATE_CONFIG: config.path,
+  });
+});
+
+after(async () => {
+  await gateway.close();
+  config.remove();
+});
+
+/** `length` Han characters from a seeded generator: every request different (no memo helps). */
+function randomHan(length: number, seed: number): string {
+  let state = seed;
+  const codes = new Array<number>(length);
+  for (let index = 0; index < length; index++) {
+    state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff;
+    codes[index] = 0x4e00 + (state % 20_000);
+  }
+  let text = '';
+  for (let index = 0; index < length; index += 8_192)
+    text += String.fromCharCode(...codes.slice(index, index + 8_192));
+  return text;
+}
+
+/** Times `/healthz` every 20 ms until `until` settles; returns the slowest answer in ms. */
+async function slowestHealthz(until: Promise<unknown>): Promise<number> {
+  const state = { done: false };
+  void until.finally(() => {
+    state.done = true;
+  });
+  let slowest = 0;
+  while (!state.done) {
+    const started = performance.now();
+    const answer = await fetch(`${gateway.url}/healthz`);
+    await answer.arrayBuffer();
+    slowest = Math.max(slowest, performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return slowest;
+}
+
+test('ten 192 KB "一" prompts and two 15 MB "x" bodies at once: /healthz stays fast, each is answered', async () => {
+  const created = await post(gateway.url, '/admin/keys', alphaAuth(adminKey), {
+    name: 'restricted',
+    rpm: 1,
+    tpm: 100,
+    budget_usd: 0.01,
+    models: ['B-4'],
+  });
+  assert.equal(created.status, 201, created.text);
+  const restricted = (created.json as { key: string }).key;
+
+  const hanBodies = Array.from({ length: 10 }, (_, index) =>
+    JSON.stringify({
+      model: 'B-4',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: index === 0 ? '一'.repeat(64_000) : randomHan(64_000, index) }],
+    }),
+  );
+  const fifteenMb = 'x'.repeat(15 * 1024 * 1024);
+  const gammaBody = (text: string): string =>
+    JSON.stringify({ contents: [{ role: 'user', parts: [{ text }] }] });
+  const small = gammaBody(fifteenMb);
+
+  const started = performance.now();
+  const answers = Promise.all([
+    ...hanBodies.map((body) => post(gateway.url, '/v1/messages', betaAuth(restricted), body)),
+    // 32,760 tokens: refused from the bytes alone (at least 15 MiB / 128 tokens).
+    post(gateway.url, gammaPath('C-3', false), gammaAuth(staticKey), small),
+    // 1,000,000 tokens: the bounds cannot decide and the count stops at its cap; the simulator answers.
+    post(gateway.url, gammaPath('C-1', false), gammaAuth(staticKey), small),
+    // Counted whole (64,000 random Han characters fit A-2's 128,000 tokens): sliced, never blocking.
+    post(gateway.url, '/v1/chat/completions', alphaAuth(staticKey), {
+      model: 'A-2',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: randomHan(64_000, 99) }],
+    }),
+  ]);
+  const slowest = await slowestHealthz(answers);
+  const results = await answers;
+  const elapsed = performance.now() - started;
+
+  for (const answer of results.slice(0, 10)) {
+    assert.equal(answer.status, 429, answer.text.slice(0, 300));
+    assert.match(answer.text, /rate_limit_error/);
+  }
+  const [c3, c1, a2] = results.slice(10);
+  assert.ok(c3 !== undefined && c1 !== undefined && a2 !== undefined);
+  assert.equal(c3.status, 400, c3.text.slice(0, 300));
+  assert.match(c3.text, /context window of 32760 tokens/);
+  assert.equal(c1.status, 200, c1.text.slice(0, 300));
+  assert.equal(a2.status, 200, a2.text.slice(0, 300));
+  assert.ok(slowest < 1_000, `/healthz took ${slowest.toFixed(0)} ms`);
+  assert.ok(elapsed < 60_000, `the answers took ${elapsed.toFixed(0)} ms`);
+});
+
+test('SIGTERM while a 15 MB prompt is being counted ends the process within its drain timeout', async () => {
+  const body = JSON.stringify({
+    model: 'A-2',
+    max_tokens: 10,
+    messages: [{ role: 'user', content: randomHan(5_000_000, 5) }],
+  });
+  const pending = post(gateway.url, '/v1/chat/completions', alphaAuth(staticKey), body).catch(
+    () => undefined,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const signalled = performance.now();
+  gateway.child.kill('SIGTERM');
+  const exit = await gateway.exited;
+  const took = performance.now() - signalled;
+  await pending;
+  assert.equal(exit.code, 0, gateway.stderr());
+  // The drain timeout, the 5 s grace for aborted requests, and room for a loaded machine.
+  assert.ok(took < drainTimeoutMs + 5_000 + 3_000, `exited ${took.toFixed(0)} ms after SIGTERM`);
+});
