@@ -135,6 +135,7 @@ export interface Config {
   requestTimeoutMs: number;
   /** Keep-alive connections per upstream origin (the pool size). */
   upstreamConnections: number;
+  upstreamLimits: UpstreamLimits;
   simulator: SimulatorConfig;
   images: ImageFetchConfig;
   /** Stored Responses API answers (`previous_response_id`, GET/DELETE): kept this long, then purged. */
@@ -155,4 +156,12 @@ export interface SharedStoreConfig {
   onStoreFailure: 'closed' | 'local';
   /** Gateway processes sharing the limits (instances × workers), for `local`. */
   instances: number;
+}
+
+/** What one upstream answer may make the gateway hold (config `upstreamLimits`). */
+export interface UpstreamLimits {
+  /** A non-streamed answer or an error body, in bytes; beyond it the read is aborted (502). */
+  maxResponseBytes: number;
+  /** One SSE event (its lines so far), in bytes; beyond it the stream ends with an error event. */
+  maxEventBytes: number;
 }

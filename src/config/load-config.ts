@@ -129,6 +129,12 @@ const fileSchema = z.strictObject({
     })
     .optional(),
   upstreamPool: z.strictObject({ connections: positiveInteger.max(10_000).optional() }).optional(),
+  upstreamLimits: z
+    .strictObject({
+      maxResponseBytes: positiveInteger.optional(),
+      maxEventBytes: positiveInteger.optional(),
+    })
+    .optional(),
   simulator: z
     .strictObject({
       timeToFirstTokenMs: z.number().int().min(0).optional(),
@@ -231,6 +237,10 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
     // node:http requires requestTimeout ≥ headersTimeout.
     requestTimeoutMs: Math.max(file.server?.requestTimeoutMs ?? 120_000, headersTimeoutMs),
     upstreamConnections: file.upstreamPool?.connections ?? 256,
+    upstreamLimits: {
+      maxResponseBytes: file.upstreamLimits?.maxResponseBytes ?? 32 * 1024 * 1024,
+      maxEventBytes: file.upstreamLimits?.maxEventBytes ?? 1024 * 1024,
+    },
     simulator: {
       timeToFirstTokenMs:
         environmentInteger(environment, 'SIMULATOR_TTFT_MS') ?? file.simulator?.timeToFirstTokenMs ?? 0,

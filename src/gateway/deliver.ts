@@ -165,6 +165,7 @@ async function answerStream(answering: Answering): Promise<Delivery | undefined>
     sink: call.sink,
     signal: call.signal,
     timers,
+    maxEventBytes: deployment.limits.maxEventBytes,
     begin: () => {
       answered(call, plan, step, record, timers);
       call.sink.headers[servedByHeader] = entry.name;

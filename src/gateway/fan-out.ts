@@ -103,7 +103,7 @@ export async function fanOutStream(
       }
     };
   const pumpOne = async (response: UpstreamResponse, call: number): Promise<void> => {
-    const parser = new SseParser();
+    const parser = new SseParser(control.maxEventBytes);
     const decoder = target.createStreamDecoder(decodeContext);
     const emit = emitFrom(call);
     try {
@@ -169,6 +169,7 @@ export async function fanOutAttempt(
       sink: call.sink,
       signal: call.signal,
       timers,
+      maxEventBytes: step.deployment.limits.maxEventBytes,
       begin: () => {
         plan.answered(step);
         for (const record of records) {

@@ -31,6 +31,8 @@ export interface StreamControl {
   /** The client's signal (its disconnect). */
   signal: AbortSignal;
   timers: CallTimers;
+  /** The most one upstream SSE event may hold (`upstreamLimits.maxEventBytes`); unbounded when absent. */
+  maxEventBytes?: number;
   /** Starts the client's stream (headers); called once, right before the first write. */
   begin(): void;
 }
@@ -46,7 +48,7 @@ interface Pump {
 
 /** Reads the body to its end; throws what the transport throws. */
 async function pump({ response, control, outcome, onMessage, take }: Pump): Promise<void> {
-  const parser = new SseParser();
+  const parser = new SseParser(control.maxEventBytes);
   const { sink, timers } = control;
   for await (const chunk of response.body) {
     timers.chunk();

@@ -9,6 +9,8 @@ import type { AttemptFailure, AttemptPlan, Step } from '../routing/attempt-plan.
 import { isRetryableStatus, isUnhealthyStatus, retryAfterMs } from '../routing/retry-policy.ts';
 import type { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
+import { SseEventTooLarge } from '../sse/parse-sse.ts';
+import { ResponseTooLarge } from '../upstream/upstream-call.ts';
 import { toGatewayError } from '../upstream/upstream-errors.ts';
 import type { Attempt } from './attempt.ts';
 import type { AttemptRecord, ChatCall } from './chat-call.ts';
@@ -111,10 +113,15 @@ export function failed(
   if (!failure.retryable) throw failure.error;
 }
 
-/** A transport failure while reading a 2xx body: retryable only before the upstream's first body byte. */
+/**
+ * A transport failure while reading a 2xx body: retryable only before the upstream's first body
+ * byte. An answer past the size cap is never retried: it came whole enough to be billed.
+ */
 export function bodyFailure(error: unknown, timers: CallTimers, beforeFirstByte: boolean): AttemptFailure {
   const failure = timers.fired ?? toGatewayError(error, timers.signal);
-  return { error: failure, retryable: beforeFirstByte, unhealthy: true, retryAfterMs: undefined };
+  const retryable =
+    beforeFirstByte && !(error instanceof ResponseTooLarge || error instanceof SseEventTooLarge);
+  return { error: failure, retryable, unhealthy: true, retryAfterMs: undefined };
 }
 
 const simulationHeaders = [

@@ -134,6 +134,7 @@ export class UpstreamRouter {
         : { baseUrl: target.baseUrl ?? '', apiKey: target.apiKey, model: target.model },
       weight,
       timeouts,
+      limits: this.#config.upstreamLimits,
       breaker: new CircuitBreaker(this.#config.breaker),
       simulated,
       faultHeaders: simulated || target.faultHeaders,
@@ -143,7 +144,11 @@ export class UpstreamRouter {
   #httpFor(connectMs: number): UpstreamTransport {
     let http = this.#http.get(connectMs);
     if (http === undefined) {
-      http = this.#httpFactory({ connectMs, connections: this.#config.upstreamConnections });
+      http = this.#httpFactory({
+        connectMs,
+        connections: this.#config.upstreamConnections,
+        maxResponseBytes: this.#config.upstreamLimits.maxResponseBytes,
+      });
       this.#http.set(connectMs, http);
     }
     return http;

@@ -4,7 +4,7 @@
  * (no randomness), so the shares are exact over any window of `sum(weights)` picks.
  */
 import type { ModelEntry } from '../config/catalog.ts';
-import type { RetryConfig, TimeoutConfig } from '../config/config.ts';
+import type { RetryConfig, TimeoutConfig, UpstreamLimits } from '../config/config.ts';
 import type { FamilyCodec, UpstreamTarget } from '../families/codec.ts';
 import type { FamilyId, JsonObject } from '../ir/index.ts';
 import type { UpstreamTransport } from '../upstream/transport.ts';
@@ -19,6 +19,8 @@ export interface DeploymentSpec {
   target: UpstreamTarget;
   weight: number;
   timeouts: TimeoutConfig;
+  /** What one answer may make the gateway hold. */
+  limits: UpstreamLimits;
   breaker: CircuitBreaker;
   /** Served by the built-in simulator. */
   simulated: boolean;
@@ -39,6 +41,7 @@ export class Deployment {
   readonly target: UpstreamTarget;
   readonly weight: number;
   readonly timeouts: TimeoutConfig;
+  readonly limits: UpstreamLimits;
   readonly breaker: CircuitBreaker;
   readonly simulated: boolean;
   readonly faultHeaders: boolean;
@@ -58,6 +61,7 @@ export class Deployment {
     this.target = spec.target;
     this.weight = spec.weight;
     this.timeouts = spec.timeouts;
+    this.limits = spec.limits;
     this.breaker = spec.breaker;
     this.simulated = spec.simulated;
     this.faultHeaders = spec.faultHeaders;

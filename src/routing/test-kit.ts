@@ -60,6 +60,7 @@ export function deployment(
     target: { baseUrl: `http://${id}.test`, apiKey: 'k', model: id },
     weight: options.weight ?? 1,
     timeouts: { connectMs: 1000, firstByteMs: 1000, idleMs: 1000 },
+    limits: { maxResponseBytes: 1_048_576, maxEventBytes: 65_536 },
     breaker: new CircuitBreaker({ failureThreshold: options.threshold ?? 5, cooldownMs: 5000 }),
     simulated: options.simulated ?? false,
     faultHeaders: options.simulated ?? false,

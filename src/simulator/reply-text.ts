@@ -85,10 +85,15 @@ const echoWords = 40;
 /** Enough characters for 40 ordinary words; longer inputs are not scanned at all. */
 const echoScanChars = 2000;
 
-/** The first ~40 words of `text`, whitespace collapsed. */
+/** Longest echoed word: a run without spaces (a script written without them) is cut. */
+const echoWordChars = 48;
+
+/** The first ~40 words of `text`, whitespace collapsed, each at most 48 characters. */
 export function trimWords(text: string): string {
   const words = text.slice(0, echoScanChars).trim().split(whitespace);
-  return words.slice(0, echoWords).join(' ');
+  const short = (word: string): string =>
+    word.length <= echoWordChars ? word : Array.from(word).slice(0, echoWordChars).join('');
+  return words.slice(0, echoWords).map(short).join(' ');
 }
 
 export function naturalText(model: string, lead: string, seed: number, counter: TokenCounter): string {

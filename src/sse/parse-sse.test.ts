@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { SseParser, type SseMessage } from './parse-sse.ts';
+import { SseEventTooLarge, SseParser, type SseMessage } from './parse-sse.ts';
 
 function parseAll(chunks: Array<Uint8Array | string>): SseMessage[] {
   const parser = new SseParser();
@@ -45,4 +45,50 @@ test('any split of the bytes, inside multi-byte UTF-8 too, gives the same messag
       assert.deepEqual(parseAll(chunks), expected);
     }),
   );
+});
+
+test('a line split across many chunks is scanned once: 50 MiB with no newline in linear time', () => {
+  const parser = new SseParser();
+  const chunk = 'x'.repeat(65_536);
+  const started = performance.now();
+  parser.push('data: ', () => undefined);
+  for (let index = 0; index < 800; index++) parser.push(chunk, () => undefined);
+  const messages: string[] = [];
+  parser.push('\n\n', (message) => messages.push(message.data));
+  // Quadratic re-scanning (the issue #10 parser) took seconds here; linear is tens of milliseconds.
+  assert.ok(performance.now() - started < 2_000, `${(performance.now() - started).toFixed(0)} ms`);
+  assert.equal(messages.length, 1);
+  assert.equal(messages[0]?.length, 800 * 65_536);
+});
+
+test('an event past the cap throws SseEventTooLarge, whether one long line or many data lines', () => {
+  const long = new SseParser(1_000);
+  long.push('data: ', () => undefined);
+  assert.throws(() => {
+    for (let index = 0; index < 100; index++) long.push('y'.repeat(100), () => undefined);
+  }, SseEventTooLarge);
+  const many = new SseParser(1_000);
+  assert.throws(() => {
+    for (let index = 0; index < 100; index++) many.push(`data: ${'z'.repeat(50)}\n`, () => undefined);
+  }, SseEventTooLarge);
+  // Within the cap, events of any count pass; the cap is per event.
+  const fine = new SseParser(1_000);
+  let seen = 0;
+  for (let index = 0; index < 1_000; index++)
+    fine.push(`data: ${'w'.repeat(500)}\n\n`, () => {
+      seen++;
+    });
+  assert.equal(seen, 1_000);
+});
+
+test('line ends split across chunks, CRLF and lone CR, still parse with pieces held between chunks', () => {
+  const parser = new SseParser(10_000);
+  const messages: string[] = [];
+  const emit = (message: { data: string }): void => {
+    messages.push(message.data);
+  };
+  for (const piece of ['da', 'ta: one', '\r', '\n\r\ndata: t', 'wo\r\rdata', ': three\n', '\n'])
+    parser.push(piece, emit);
+  parser.end(emit);
+  assert.deepEqual(messages, ['one', 'two', 'three']);
 });

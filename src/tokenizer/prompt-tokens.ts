@@ -4,8 +4,9 @@
  *
  * - Bounds first, from UTF-8 bytes: a token is 1 to 128 bytes, so `bytes` is an upper bound and
  *   `bytes / 128` a lower one. Most decisions end here (a prompt whose bytes fit the window fits).
- * - Counting goes piece by piece (segments.ts: linear, exact for ordinary text) and yields the
- *   event loop every `sliceMs` (2 ms, plus at most one 512-character piece ≈ 2 ms at worst).
+ * - Counting goes piece by piece (segments.ts: linear, exact for ordinary text): half a
+ *   millisecond at once (enough for most prompts), then in a slicer all counts share, 2 ms per turn
+ *   of the event loop in all (plus at most one 512-character piece, ≈ 2 ms at worst).
  * - It stops once the count passes the caller's threshold (a refusal is then certain) or after
  *   `maxChars` characters tokenized (the work cap): the rest is then bounded by its bytes and
  *   estimated at the counted part's tokens per byte.
@@ -17,7 +18,6 @@
  *   A worker thread was measured too and not taken: +84 MB RSS and 1.2 s to start (its own copy
  *   of the tokenizer), 174 µs a round trip, and posting 1 Mi characters cost the event loop 30 ms.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { countNextPiece, maxTokenBytes, memoized, remember } from './count-tokens.ts';
 
 export interface TokenCount {
@@ -29,13 +29,55 @@ export interface TokenCount {
 }
 
 export interface CountLimits {
-  /** Longest run on the event loop before yielding, in milliseconds. */
+  /** Counted at once when a count starts, in milliseconds (most prompts need less). */
+  firstMs: number;
+  /** Counting per turn of the event loop, all prompts together, in milliseconds. */
   sliceMs: number;
   /** Characters tokenized at most for one prompt (the work cap; ~1 s at the worst rate). */
   maxChars: number;
 }
 
-export const defaultCountLimits: CountLimits = { sliceMs: 2, maxChars: 262_144 };
+export const defaultCountLimits: CountLimits = { firstMs: 0.5, sliceMs: 2, maxChars: 262_144 };
+
+/**
+ * The shared slicer: every count that outlasts its first stretch takes turns here, one piece at a
+ * time, round robin, for at most `sliceMs` per turn of the event loop in all — so ten hostile
+ * prompts cost other requests the same few milliseconds a turn as one does.
+ */
+interface Job {
+  step: () => boolean;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+const jobs: Job[] = [];
+let turnScheduled = false;
+let turnMs = defaultCountLimits.sliceMs;
+
+function sliced(step: () => boolean, sliceMs: number): Promise<void> {
+  turnMs = sliceMs;
+  return new Promise<void>((resolve, reject) => {
+    jobs.push({ step, resolve, reject });
+    if (!turnScheduled) {
+      turnScheduled = true;
+      setImmediate(turn);
+    }
+  });
+}
+
+function turn(): void {
+  const started = performance.now();
+  while (jobs.length > 0 && performance.now() - started < turnMs) {
+    const job = jobs.shift() as Job;
+    try {
+      if (job.step()) job.resolve();
+      else jobs.push(job);
+    } catch (error) {
+      job.reject(error);
+    }
+  }
+  if (jobs.length > 0) setImmediate(turn);
+  else turnScheduled = false;
+}
 
 export class PromptTokens {
   readonly #texts: readonly string[];
@@ -81,32 +123,42 @@ export class PromptTokens {
     );
   }
 
+  /**
+   * Counts a first stretch at once (most prompts finish within it, with no extra turn of the event
+   * loop), then hands the rest to the shared slicer.
+   */
   async #advance(stopAbove: number): Promise<void> {
-    let sliceStart = performance.now();
-    while (!this.#settled(stopAbove)) {
-      const text = this.#texts[this.#index] ?? '';
-      const known = this.#offset === 0 ? memoized(text) : undefined;
-      if (known !== undefined || text.length === 0) {
-        this.#counted += known ?? 0;
-        this.#index++;
-        continue;
-      }
-      const piece = countNextPiece(text, this.#offset);
-      this.#charsTokenized += piece.end - this.#offset;
-      this.#textTokens += piece.tokens;
-      this.#offset = piece.end;
-      if (piece.end === text.length) {
-        remember(text, this.#textTokens);
-        this.#counted += this.#textTokens;
-        this.#textTokens = 0;
-        this.#offset = 0;
-        this.#index++;
-      }
-      if (performance.now() - sliceStart >= this.#limits.sliceMs) {
-        await nextTurn();
-        sliceStart = performance.now();
+    const started = performance.now();
+    while (!this.#step(stopAbove)) {
+      if (performance.now() - started >= this.#limits.firstMs) {
+        await sliced(() => this.#step(stopAbove), this.#limits.sliceMs);
+        return;
       }
     }
+  }
+
+  /** Counts one piece (or takes one memoised text); true once settled. */
+  #step(stopAbove: number): boolean {
+    if (this.#settled(stopAbove)) return true;
+    const text = this.#texts[this.#index] ?? '';
+    const known = this.#offset === 0 ? memoized(text) : undefined;
+    if (known !== undefined || text.length === 0) {
+      this.#counted += known ?? 0;
+      this.#index++;
+      return this.#settled(stopAbove);
+    }
+    const piece = countNextPiece(text, this.#offset);
+    this.#charsTokenized += piece.end - this.#offset;
+    this.#textTokens += piece.tokens;
+    this.#offset = piece.end;
+    if (piece.end === text.length) {
+      remember(text, this.#textTokens);
+      this.#counted += this.#textTokens;
+      this.#textTokens = 0;
+      this.#offset = 0;
+      this.#index++;
+    }
+    return this.#settled(stopAbove);
   }
 
   #result(): TokenCount {

@@ -18,6 +18,8 @@ export interface HttpTransportOptions {
   connectMs: number;
   /** Keep-alive connections per upstream origin. */
   connections: number;
+  /** The most a non-streamed answer (or an error body) may hold (`upstreamLimits.maxResponseBytes`). */
+  maxResponseBytes?: number;
 }
 
 /** Where a configured base URL sends requests: its origin's pool and the path before `/v1`. */
@@ -60,7 +62,7 @@ export function createHttpTransport(options: HttpTransportOptions): UpstreamTran
       } catch (error) {
         return Promise.reject(toGatewayError(error, signal));
       }
-      return new UpstreamCall(signal).start(target.pool, {
+      return new UpstreamCall(signal, options.maxResponseBytes).start(target.pool, {
         path: target.pathPrefix + request.path,
         method: 'POST',
         headers: request.headers,

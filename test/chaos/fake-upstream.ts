@@ -34,7 +34,12 @@ export type Behaviour =
   /** Wait, then behave as `then`. */
   | { kind: 'slow'; delayMs: number; then: Behaviour }
   /** 200 SSE: `before`, then nothing until `gate` resolves, then `after` and the end. */
-  | { kind: 'gated-stream'; before: string[]; gate: Promise<void>; after: string[] };
+  | { kind: 'gated-stream'; before: string[]; gate: Promise<void>; after: string[] }
+  /**
+   * 200 and `bytes` of one JSON string (`json`, with its content-length) or of one SSE data line
+   * without a line end (`sse`), as fast as the gateway reads; `flooded` counts the bytes written.
+   */
+  | { kind: 'flood'; format: 'json' | 'sse'; bytes: number; flooded?: { bytes: number }; first?: string };
 
 export interface FakeUpstreamStats {
   requests: number;
@@ -176,6 +181,27 @@ async function answer(
       else if (behaviour.then === 'reset') response.socket?.destroy();
       else if (behaviour.then === 'garbage')
         response.end('data: {"this is not json\n\n\u0000\u0001garbage\n\n');
+      return;
+    }
+    case 'flood': {
+      count(200);
+      const head = `${behaviour.first ?? ''}${behaviour.format === 'json' ? '{"id":"' : 'data: {"id":"'}`;
+      response.writeHead(200, {
+        'content-type': behaviour.format === 'json' ? 'application/json' : 'text/event-stream',
+        ...(behaviour.format === 'json' ? { 'content-length': String(behaviour.bytes) } : {}),
+      });
+      response.write(head);
+      const block = Buffer.alloc(1024 * 1024, 'x');
+      let written = head.length;
+      while (written < behaviour.bytes && !response.destroyed) {
+        const piece =
+          written + block.length <= behaviour.bytes ? block : block.subarray(0, behaviour.bytes - written);
+        written += piece.length;
+        if (behaviour.flooded !== undefined) behaviour.flooded.bytes = written;
+        if (!response.write(piece))
+          await new Promise((resolve) => response.once('drain', resolve).once('close', resolve));
+      }
+      if (!response.destroyed) response.end();
       return;
     }
     case 'gated-stream': {
