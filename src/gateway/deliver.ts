@@ -176,7 +176,7 @@ async function answerStream(answering: Answering): Promise<Delivery | undefined>
     surface: call.surface,
     decoder: codec.createStreamDecoder(decodeContext),
     context: prepared.context,
-    secret: deployment.target.apiKey,
+    scrubber: deployment.scrubber,
   };
   const surface = call.surface;
   const outcome =

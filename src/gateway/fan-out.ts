@@ -15,6 +15,7 @@ import type { AttemptPlan } from '../routing/attempt-plan.ts';
 import { SseParser } from '../sse/parse-sse.ts';
 import type { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
+import type { UpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
 import { toGatewayError } from '../upstream/upstream-errors.ts';
 import { costHeader, endStream, sendJsonAnswer, servedByHeader, warningHeaders } from './answer-parts.ts';
 import type { Attempt } from './attempt.ts';
@@ -22,7 +23,7 @@ import type { ChatCall } from './chat-call.ts';
 import { decodeContext, parseUpstreamJson, readBodyText } from './decode-context.ts';
 import type { Delivery } from './deliver.ts';
 import type { PreparedRequest } from './prepare-request.ts';
-import { scrubSecret, type StreamControl, type StreamOutcome } from './stream-pipeline.ts';
+import { scrubbing, type StreamControl, type StreamOutcome } from './stream-pipeline.ts';
 import { bodyFailure, failed, newRecord, sendAttempt } from './upstream-attempt.ts';
 
 export async function fanOutResponse(
@@ -58,7 +59,7 @@ export async function fanOutStream(
   responses: UpstreamResponse[],
   context: ResponseContext,
   control: StreamControl,
-  secret: string | undefined,
+  scrubber: UpstreamErrorScrubber,
 ): Promise<StreamOutcome> {
   const { sink, signal, timers } = control;
   const encoder = surface.createStreamEncoder(context);
@@ -96,7 +97,7 @@ export async function fanOutStream(
       } else if (event.type === 'error') {
         state.ended = true;
         state.error = event.error;
-        buffer += encoder.encode({ type: 'error', error: scrubSecret(event.error, secret) });
+        buffer += encoder.encode({ type: 'error', error: event.error });
         for (const response of responses) response.cancel();
       } else {
         buffer += encoder.encode({ ...event, choice: call });
@@ -106,15 +107,16 @@ export async function fanOutStream(
     const parser = new SseParser(control.maxEventBytes);
     const decoder = target.createStreamDecoder(decodeContext);
     const emit = emitFrom(call);
+    const fromUpstream = scrubbing(emit, scrubber);
     try {
       for await (const chunk of response.body) {
         timers.chunk();
-        parser.push(chunk, (message) => decoder.push(message, emit));
+        parser.push(chunk, (message) => decoder.push(message, fromUpstream));
         const text = buffer;
         buffer = '';
         if (text.length > 0) await write(text);
       }
-      parser.end((message) => decoder.push(message, emit));
+      parser.end((message) => decoder.push(message, fromUpstream));
       decoder.end(emit);
     } catch (error) {
       if (!signal.aborted)
@@ -163,7 +165,6 @@ export async function fanOutAttempt(
   }
   const notes = [...(attempt.notes ?? []), `n=${candidates} is served by ${candidates} upstream calls`];
   const headers = warningHeaders(notes, upstreamRequest.warnings);
-  const secret = step.deployment.target.apiKey;
   if (request.stream) {
     const control: StreamControl = {
       sink: call.sink,
@@ -181,7 +182,14 @@ export async function fanOutAttempt(
         call.sink.startStream(headers, [costHeader]);
       },
     };
-    const outcome = await fanOutStream(call.surface, codec, responses, context, control, secret);
+    const outcome = await fanOutStream(
+      call.surface,
+      codec,
+      responses,
+      context,
+      control,
+      step.deployment.scrubber,
+    );
     if (!outcome.started) control.begin();
     plan.finish(step, outcome.error !== undefined && !call.signal.aborted);
     return endStream(call, entry, outcome, plan.attempts);

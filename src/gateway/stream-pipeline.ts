@@ -13,6 +13,7 @@ import { GatewayError, type StreamEvent, type Usage } from '../ir/index.ts';
 import { SseParser, type SseMessage } from '../sse/parse-sse.ts';
 import type { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
+import type { UpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
 import { toGatewayError } from '../upstream/upstream-errors.ts';
 import type { ResponseSink } from './response-sink.ts';
 
@@ -75,12 +76,12 @@ export interface TranslatedStream {
   surface: SurfaceCodec;
   decoder: StreamDecoder;
   context: ResponseContext;
-  /** The upstream credential: scrubbed from any error text before it reaches the client. */
-  secret: string | undefined;
+  /** What of the upstream's own error events a client may read. */
+  scrubber: UpstreamErrorScrubber;
 }
 
 export async function streamTranslated(
-  { surface, decoder, context, secret }: TranslatedStream,
+  { surface, decoder, context, scrubber }: TranslatedStream,
   response: UpstreamResponse,
   control: StreamControl,
 ): Promise<StreamOutcome> {
@@ -92,11 +93,9 @@ export async function streamTranslated(
     if (ended) return;
     observe(outcome, event);
     if (event.type === 'message-end' || event.type === 'error') ended = true;
-    if (event.type === 'error')
-      buffer += encoder.encode({ type: 'error', error: scrubSecret(event.error, secret) });
-    else
-      buffer += encoder.encode(event.type === 'message-start' ? { ...event, model: context.model } : event);
+    buffer += encoder.encode(event.type === 'message-start' ? { ...event, model: context.model } : event);
   };
+  const fromUpstream = scrubbing(emit, scrubber);
   const take = (): string => {
     const text = buffer;
     buffer = '';
@@ -107,7 +106,7 @@ export async function streamTranslated(
       response,
       control,
       outcome,
-      onMessage: (message) => decoder.push(message, emit),
+      onMessage: (message) => decoder.push(message, fromUpstream),
       take,
     });
     // A transport that ends the body when aborted (the simulator) leaves the timer's error to report.
@@ -132,7 +131,7 @@ export interface PassThroughStream extends TranslatedStream {
 }
 
 export async function streamPassThrough(
-  { surface, decoder, context, secret }: PassThroughStream,
+  { surface, decoder, context, scrubber }: PassThroughStream,
   response: UpstreamResponse,
   control: StreamControl,
 ): Promise<StreamOutcome> {
@@ -147,14 +146,13 @@ export async function streamPassThrough(
   };
   const encodeFailure = (): void => {
     if (failure === undefined) return;
-    buffer += surface
-      .createStreamEncoder(context)
-      .encode({ type: 'error', error: scrubSecret(failure, secret) });
+    buffer += surface.createStreamEncoder(context).encode({ type: 'error', error: failure });
   };
+  const fromUpstream = scrubbing(observeEvent, scrubber);
   const onMessage = (message: SseMessage): void => {
     // After the upstream's end (A `[DONE]`, B `message_stop`) or a failure, nothing more goes on.
     if (outcome.completed || outcome.error !== undefined) return;
-    decoder.push(message, observeEvent);
+    decoder.push(message, fromUpstream);
     if (failure === undefined) buffer += surface.passThrough.forwardStreamMessage(message, context);
     else encodeFailure();
   };
@@ -186,15 +184,14 @@ export async function streamPassThrough(
   return outcome;
 }
 
-/** Last guard: an error message never carries the upstream credential, whatever a codec let through. */
-export function scrubSecret(error: GatewayError, secret: string | undefined): GatewayError {
-  if (secret === undefined || secret.length < 4 || !error.message.includes(secret)) return error;
-  const options = { ...(error.param === undefined ? {} : { param: error.param }) };
-  const retry = error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds };
-  return new GatewayError(error.kind, error.message.split(secret).join('[redacted]'), {
-    ...options,
-    ...retry,
-  });
+/** The upstream's own error events pass the scrubber; the gateway's own errors need not. */
+export function scrubbing(
+  emit: (event: StreamEvent) => void,
+  scrubber: UpstreamErrorScrubber,
+): (event: StreamEvent) => void {
+  return (event) => {
+    emit(event.type === 'error' ? { type: 'error', error: scrubber.scrub(event.error) } : event);
+  };
 }
 
 function observe(outcome: StreamOutcome, event: StreamEvent): void {

@@ -14,7 +14,6 @@ import { ResponseTooLarge } from '../upstream/upstream-call.ts';
 import { toGatewayError } from '../upstream/upstream-errors.ts';
 import type { Attempt } from './attempt.ts';
 import type { AttemptRecord, ChatCall } from './chat-call.ts';
-import { scrubSecret } from './stream-pipeline.ts';
 
 export type SendResult = { ok: true; response: UpstreamResponse } | { ok: false; failure: AttemptFailure };
 
@@ -57,9 +56,9 @@ export async function sendAttempt(
   } catch {
     // The error body is only a detail: the status alone still maps.
   }
-  const error = scrubSecret(
+  const error = deployment.scrubber.scrub(
     attempt.codec.decodeError(response.status, text, response.headers),
-    deployment.target.apiKey,
+    response.status,
   );
   return {
     ok: false,

@@ -13,6 +13,7 @@ import { CircuitBreaker } from '../routing/breaker.ts';
 import { Deployment, ModelRoute } from '../routing/deployment.ts';
 import type { HttpTransportOptions } from '../upstream/http-transport.ts';
 import type { UpstreamTransport } from '../upstream/transport.ts';
+import { createUpstreamErrorScrubber, type UpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
 
 /** The simulator needs a credential present (as a real upstream would); it accepts any. */
 const simulatorKey = 'simulator';
@@ -31,6 +32,8 @@ export class UpstreamRouter {
   readonly #routes = new Map<string, ModelRoute>();
   /** Routes of uncatalogued `family/id` names, as long as the resolver keeps their entry. */
   readonly #adHoc = new WeakMap<ModelEntry, ModelRoute>();
+  /** One for every deployment: it knows every configured upstream key and base URL. */
+  readonly #scrubber: UpstreamErrorScrubber;
 
   constructor(
     config: Config,
@@ -43,6 +46,7 @@ export class UpstreamRouter {
     this.#simulator = simulator;
     this.retry = config.retry;
     this.clock = clock;
+    this.#scrubber = scrubberFor(config);
     for (const entry of config.models) this.#routes.set(entry.name, this.#build(entry));
     for (const route of this.#routes.values()) route.chain = this.#chain(route);
   }
@@ -135,6 +139,7 @@ export class UpstreamRouter {
       weight,
       timeouts,
       limits: this.#config.upstreamLimits,
+      scrubber: this.#scrubber,
       breaker: new CircuitBreaker(this.#config.breaker),
       simulated,
       faultHeaders: simulated || target.faultHeaders,
@@ -169,4 +174,20 @@ export class UpstreamRouter {
     }
     return chain;
   }
+}
+
+/** Every upstream key and base URL the configuration holds: none may reach a client. */
+function scrubberFor(config: Config): UpstreamErrorScrubber {
+  const targets = [
+    ...Object.values(config.upstreams),
+    ...config.models,
+    ...Object.values(config.routing).flatMap((routing) => routing.deployments),
+  ];
+  const secrets: string[] = [];
+  const baseUrls: string[] = [];
+  for (const target of targets) {
+    if (target.apiKey !== undefined) secrets.push(target.apiKey);
+    if (target.baseUrl !== undefined) baseUrls.push(target.baseUrl);
+  }
+  return createUpstreamErrorScrubber(secrets, baseUrls);
 }

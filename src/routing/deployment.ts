@@ -10,6 +10,7 @@ import type { FamilyId, JsonObject } from '../ir/index.ts';
 import type { UpstreamTransport } from '../upstream/transport.ts';
 import type { RoutingClock } from './attempt-plan.ts';
 import { CircuitBreaker } from './breaker.ts';
+import type { UpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
 
 export interface DeploymentSpec {
   id: string;
@@ -21,6 +22,8 @@ export interface DeploymentSpec {
   timeouts: TimeoutConfig;
   /** What one answer may make the gateway hold. */
   limits: UpstreamLimits;
+  /** What of an upstream's error text a client may read. */
+  scrubber: UpstreamErrorScrubber;
   breaker: CircuitBreaker;
   /** Served by the built-in simulator. */
   simulated: boolean;
@@ -42,6 +45,7 @@ export class Deployment {
   readonly weight: number;
   readonly timeouts: TimeoutConfig;
   readonly limits: UpstreamLimits;
+  readonly scrubber: UpstreamErrorScrubber;
   readonly breaker: CircuitBreaker;
   readonly simulated: boolean;
   readonly faultHeaders: boolean;
@@ -62,6 +66,7 @@ export class Deployment {
     this.weight = spec.weight;
     this.timeouts = spec.timeouts;
     this.limits = spec.limits;
+    this.scrubber = spec.scrubber;
     this.breaker = spec.breaker;
     this.simulated = spec.simulated;
     this.faultHeaders = spec.faultHeaders;

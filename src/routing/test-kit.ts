@@ -7,6 +7,7 @@ import type { UpstreamTransport } from '../upstream/transport.ts';
 import type { RoutingClock } from './attempt-plan.ts';
 import { CircuitBreaker } from './breaker.ts';
 import { Deployment, ModelRoute } from './deployment.ts';
+import { createUpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
 
 export class ManualClock implements RoutingClock {
   time = 1_000_000;
@@ -61,6 +62,7 @@ export function deployment(
     weight: options.weight ?? 1,
     timeouts: { connectMs: 1000, firstByteMs: 1000, idleMs: 1000 },
     limits: { maxResponseBytes: 1_048_576, maxEventBytes: 65_536 },
+    scrubber: createUpstreamErrorScrubber(['k'], [`http://${id}.test`]),
     breaker: new CircuitBreaker({ failureThreshold: options.threshold ?? 5, cooldownMs: 5000 }),
     simulated: options.simulated ?? false,
     faultHeaders: options.simulated ?? false,

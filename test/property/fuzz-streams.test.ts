@@ -20,6 +20,7 @@ import { familyIds, type FamilyId } from '../../src/ir/index.ts';
 import { CallTimers } from '../../src/upstream/timers.ts';
 import type { UpstreamResponse } from '../../src/upstream/transport.ts';
 import { fuzzParameters, mutated, simulatedStream, streamCorpus } from './fuzz-kit.ts';
+import { createUpstreamErrorScrubber } from '../../src/upstream/upstream-error-text.ts';
 
 interface Piece {
   event: string | undefined;
@@ -239,7 +240,7 @@ async function run(
     surface: codecs[surface],
     decoder: codecs[family].createStreamDecoder(decodeContext),
     context,
-    secret: 'up-secret-key',
+    scrubber: createUpstreamErrorScrubber(['up-secret-key'], []),
   };
   const label = `${family} upstream → ${surface} client${passThrough ? ' (pass-through)' : ''}`;
   try {

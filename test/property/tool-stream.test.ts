@@ -20,6 +20,7 @@ import { CallTimers } from '../../src/upstream/timers.ts';
 import type { UpstreamResponse } from '../../src/upstream/transport.ts';
 import { clientSaw, parseEvents } from '../golden/kit.ts';
 import type { Json, JsonObject } from '../golden/scenarios.ts';
+import { createUpstreamErrorScrubber } from '../../src/upstream/upstream-error-text.ts';
 
 interface Call {
   name: string;
@@ -250,7 +251,7 @@ async function deliver(surface: FamilyId, family: FamilyId, pieces: Uint8Array[]
     surface: codecs[surface],
     decoder: codecs[family].createStreamDecoder(fixedContext),
     context: { model: 'client-model', includeUsage: true, legacyFunctions: false },
-    secret: undefined,
+    scrubber: createUpstreamErrorScrubber([], []),
   };
   const signal = new AbortController().signal;
   const timers = new CallTimers({ connectMs: 60_000, firstByteMs: 60_000, idleMs: 60_000 }, signal);
