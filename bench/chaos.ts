@@ -6,15 +6,20 @@
  *   CHAOS_ONLY=soak npm run chaos            # only the scenarios whose name contains the text
  *
  * Names: retry-burst, family-down, disconnect-storm, overload, error-flood, soak, slot-hog,
- * body-flood.
+ * body-flood, and issue #10's upstream-side probes cpu and upstream-memory (hostile-probes.ts).
  */
+import { cpuProbe, upstreamMemoryProbe } from '../test/chaos/hostile-probes.ts';
 import { formatResult, fullProfile, scenarios, type ScenarioResult } from '../test/chaos/scenarios.ts';
 
 const only = process.env.CHAOS_ONLY;
 const started = performance.now();
 const results: ScenarioResult[] = [];
 console.log(`modelgate chaos, full profile (soak ${fullProfile.soakSeconds} s)\n`);
-for (const scenario of scenarios) {
+const probes = [
+  { name: 'cpu', run: cpuProbe },
+  { name: 'upstream-memory', run: upstreamMemoryProbe },
+];
+for (const scenario of [...scenarios, ...probes]) {
   if (only !== undefined && !scenario.name.includes(only)) continue;
   const outcome = await scenario.run(fullProfile);
   results.push(outcome);

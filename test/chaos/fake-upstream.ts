@@ -199,7 +199,15 @@ async function answer(
         written += piece.length;
         if (behaviour.flooded !== undefined) behaviour.flooded.bytes = written;
         if (!response.write(piece))
-          await new Promise((resolve) => response.once('drain', resolve).once('close', resolve));
+          await new Promise<void>((resolve) => {
+            const done = (): void => {
+              response.off('drain', done);
+              response.off('close', done);
+              resolve();
+            };
+            response.on('drain', done);
+            response.on('close', done);
+          });
       }
       if (!response.destroyed) response.end();
       return;
