@@ -14,7 +14,6 @@ import type { ModelRoute } from '../routing/deployment.ts';
 import { estimatePromptTokens } from './prompt-tokens.ts';
 import type { ModelResolver } from './resolve-model.ts';
 import type { ResponseSink } from './response-sink.ts';
-import { scrubSecret } from './stream-pipeline.ts';
 import type { UpstreamRouter } from './upstreams.ts';
 
 /** `upstream` (the upstream's own count) or `estimate` (counted here). */
@@ -103,7 +102,7 @@ async function askUpstream(
     }
   }
   if (clientMistakes.has(status)) {
-    throw scrubSecret(deployment.codec.decodeError(status, text, headers), deployment.target.apiKey);
+    throw deployment.scrubber.scrub(deployment.codec.decodeError(status, text, headers), status);
   }
   return undefined;
 }

@@ -10,7 +10,7 @@
  *   newline; the gateway's peak RSS (VmHWM) against its RSS before.
  */
 import { readFileSync } from 'node:fs';
-import { alphaAuth, betaAuth, gammaAuth, gammaPath, post } from '../helpers/e2e.ts';
+import { alphaAuth, betaAuth, gammaAuth, gammaPath, post, writeTempConfig } from '../helpers/e2e.ts';
 import { startGatewayProcess } from '../helpers/gateway-process.ts';
 import { startFakeUpstream } from './fake-upstream.ts';
 import { percentile, round } from './harness.ts';
@@ -40,7 +40,15 @@ function memoryMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number {
 
 export async function cpuProbe(profile: Profile): Promise<ScenarioResult> {
   const problems: string[] = [];
-  const gateway = await startGatewayProcess({ MODELGATE_KEYS: key, MODELGATE_ADMIN_KEY: adminKey });
+  const config = writeTempConfig(
+    'cpu-probe.yaml',
+    'limits: { staticKeys: { static-1: { unlimited: true } } }\n',
+  );
+  const gateway = await startGatewayProcess({
+    MODELGATE_KEYS: key,
+    MODELGATE_ADMIN_KEY: adminKey,
+    MODELGATE_CONFIG: config.path,
+  });
   try {
     const created = await post(gateway.url, '/admin/keys', alphaAuth(adminKey), {
       name: 'restricted',
@@ -98,6 +106,7 @@ export async function cpuProbe(profile: Profile): Promise<ScenarioResult> {
     };
   } finally {
     await gateway.close();
+    config.remove();
   }
 }
 

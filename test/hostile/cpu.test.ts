@@ -17,7 +17,11 @@ let gateway: GatewayProcess;
 let config: { path: string; remove(): void };
 
 before(async () => {
-  config = writeTempConfig('cpu.yaml', `shutdown: { drainTimeoutMs: ${drainTimeoutMs} }\n`);
+  // The static key is unlimited (as an operator's own key usually is): its prompts are counted, never refused.
+  config = writeTempConfig(
+    'cpu.yaml',
+    `shutdown: { drainTimeoutMs: ${drainTimeoutMs} }\nlimits: { staticKeys: { static-1: { unlimited: true } } }\n`,
+  );
   gateway = await startGatewayProcess({
     MODELGATE_KEYS: staticKey,
     MODELGATE_ADMIN_KEY: adminKey,
