@@ -18,12 +18,19 @@ export interface ResponsesTurn {
   finish(): void;
 }
 
-/** A string input is one user message, as the API itself records it. */
+/** A message in the API's stored form: typed, its text as a content part. */
+function storedItem(item: JsonValue): JsonValue {
+  if (!isJsonObject(item) || typeof item.role !== 'string') return item;
+  if (item.type !== undefined && item.type !== 'message') return item;
+  if (typeof item.content !== 'string') return { ...item, type: 'message' };
+  const part = { type: item.role === 'assistant' ? 'output_text' : 'input_text', text: item.content };
+  return { ...item, type: 'message', content: [part] };
+}
+
+/** The input as the API records it: a string is one user message, messages are typed. */
 function inputItems(input: JsonValue | undefined): JsonValue[] {
-  if (typeof input === 'string') {
-    return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];
-  }
-  return Array.isArray(input) ? input : [];
+  if (typeof input === 'string') return [storedItem({ role: 'user', content: input })];
+  return Array.isArray(input) ? input.map(storedItem) : [];
 }
 
 export function beginResponsesTurn(

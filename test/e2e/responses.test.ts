@@ -361,6 +361,35 @@ describe('stored responses: previous_response_id, retrieve, delete', () => {
     await assert.rejects(client.responses.delete(created.id), OpenAI.NotFoundError);
   });
 
+  test('input_items pages through the whole conversation, newest first unless asked', async () => {
+    const first = await client.responses.create({ model: 'C-1', input: 'one' });
+    const second = await client.responses.create({
+      model: 'C-1',
+      previous_response_id: first.id,
+      input: [
+        { role: 'user', content: 'two' },
+        { role: 'user', content: 'three' },
+      ],
+    });
+    const texts = (items: OpenAI.Responses.ResponseItem[]): string[] =>
+      items.map((item) => {
+        if (item.type !== 'message') return item.type;
+        const [part] = item.content;
+        return part?.type === 'input_text' || part?.type === 'output_text' ? part.text : '?';
+      });
+    const newest = await client.responses.inputItems.list(second.id);
+    assert.deepEqual(texts(newest.data), ['three', 'two', first.output_text, 'one']);
+    const page = await client.responses.inputItems.list(second.id, { order: 'asc', limit: 2 });
+    assert.deepEqual(texts(page.data), ['one', first.output_text]);
+    assert.equal(page.has_more, true);
+    const rest = await client.responses.inputItems.list(second.id, {
+      order: 'asc',
+      after: page.data[page.data.length - 1]?.id ?? '',
+    });
+    assert.deepEqual(texts(rest.data), ['two', 'three']);
+    assert.equal(rest.has_more, false);
+  });
+
   test('another key gets 404 and cannot continue; the owner still can', async () => {
     const created = await client.responses.create({ model: 'B-1', input: 'Secret plans' });
     await assert.rejects(other.responses.retrieve(created.id), (error: unknown) => {
