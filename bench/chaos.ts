@@ -6,7 +6,7 @@
  *   CHAOS_ONLY=soak npm run chaos            # only the scenarios whose name contains the text
  *
  * Names: retry-burst, family-down, disconnect-storm, overload, error-flood, soak, slot-hog,
- * body-flood, and issue #10's upstream-side probes cpu and upstream-memory (hostile-probes.ts).
+ * body-flood, and the upstream-side probes cpu and upstream-memory (hostile-probes.ts).
  */
 import { cpuProbe, upstreamMemoryProbe } from '../test/chaos/hostile-probes.ts';
 import { formatResult, fullProfile, scenarios, type ScenarioResult } from '../test/chaos/scenarios.ts';

@@ -1,6 +1,6 @@
 /**
  * `node bench/count-tokens.ts`: the token count path on ordinary text, the library's whole-text
- * count (what modelgate did before issue #10) against `countTextTokens` (pieces cut at safe
+ * count (what modelgate did before counting in pieces) against `countTextTokens` (pieces cut at safe
  * boundaries, special tokens as text), interleaved, memo bypassed (every text is new or too long
  * to be memoised). Prints µs per call, the ratio, and both counts (they differ only where a run of
  * one kind is longer than 512 characters: ARCHITECTURE.md's table rules and padding).
@@ -19,7 +19,7 @@ const chinese = '模型网关在请求被接受之前计算每个提示的令牌
   200,
 );
 
-/** modelgate's count before issue #10: the memo in front of the library's whole-text count. */
+/** modelgate's count before counting in pieces: the memo in front of the library's whole-text count. */
 const oldMemo = new Map<string, number>();
 function countBefore(text: string): number {
   if (text.length === 0) return 0;

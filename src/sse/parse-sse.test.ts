@@ -55,7 +55,7 @@ test('a line split across many chunks is scanned once: 50 MiB with no newline in
   for (let index = 0; index < 800; index++) parser.push(chunk, () => undefined);
   const messages: string[] = [];
   parser.push('\n\n', (message) => messages.push(message.data));
-  // Quadratic re-scanning (the issue #10 parser) took seconds here; linear is tens of milliseconds.
+  // Quadratic re-scanning (the earlier parser) took seconds here; linear is tens of milliseconds.
   assert.ok(performance.now() - started < 2_000, `${(performance.now() - started).toFixed(0)} ms`);
   assert.equal(messages.length, 1);
   assert.equal(messages[0]?.length, 800 * 65_536);

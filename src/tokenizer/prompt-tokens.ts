@@ -1,6 +1,6 @@
 /**
  * The tokens of one request's prompt, counted only as far as a decision needs and never for long
- * at a time, so that no prompt can hold the event loop (issue #10).
+ * at a time, so that no prompt can hold the event loop.
  *
  * - Bounds first, from UTF-8 bytes: a token is 1 to 128 bytes, so `bytes` is an upper bound and
  *   `bytes / 128` a lower one. Most decisions end here (a prompt whose bytes fit the window fits).
@@ -12,7 +12,7 @@
  *   estimated at the counted part's tokens per byte.
  * - Progress is kept: a later, larger question resumes where the last one stopped.
  *
- * Measured (Node 24, one core of a loaded 2-core machine) — see the report of issue #10:
+ * Measured (Node 24, one core of a loaded 2-core machine):
  *   64,000 × "一" in one piece: 19 s; in pieces: 4 ms (the merge cache) and 3.5 µs a character for
  *   64,000 random Han characters; English prose 78 KB: 9.5 ms in pieces, 10.7 ms whole.
  *   A worker thread was measured too and not taken: +84 MB RSS and 1.2 s to start (its own copy

@@ -320,11 +320,15 @@ export const disconnectStorm: Scenario = async (profile) => {
       `${report.stats.sockets} upstream sockets > pool ${poolSize}`,
     );
     const worst = percentile(aborts, 100);
+    // The full profile (a quiet machine, `npm run chaos`) holds the 100 ms target; the short one
+    // runs inside `npm test` beside other suites, where an event-loop stall of a few hundred ms is
+    // load, not a missed abort (a call never aborted is reported above).
+    const abortBoundMs = profile.name === 'full' ? 100 : 1_000;
     check(problems, aborts.length > 0, 'no disconnect was measured');
     check(
       problems,
-      worst <= 100,
-      `an upstream call was aborted ${round(worst)} ms after its client left (> 100)`,
+      worst <= abortBoundMs,
+      `an upstream call was aborted ${round(worst)} ms after its client left (> ${abortBoundMs})`,
     );
     const figure = (values: number[], digits = 1): string =>
       `${round(percentile(values, 50), digits)} / ${round(percentile(values, 100), digits)}`;
