@@ -95,6 +95,24 @@ export interface UpstreamRequest {
   warnings: string[];
 }
 
+/**
+ * What a family reads from its own upstream error body; the shared rules
+ * (`families/shared/upstream-errors.ts`) make the client-safe error of it. Every field is optional:
+ * error bodies are often not the family's shape (a proxy's HTML page, an empty body).
+ */
+export interface UpstreamErrorDetail {
+  /** The upstream's own words (shown only for kinds that describe the client's request). */
+  message?: string | undefined;
+  /** The offending request field (A `param`). */
+  param?: string | undefined;
+  /** A 429 says a spent quota, not a rate (A `insufficient_quota`, B `enforced_spend_limit_reached`). */
+  quota?: boolean | undefined;
+  /** The body says the gateway's own credential was refused whatever the status (C `API_KEY_INVALID` on a 400). */
+  credentialsRejected?: boolean | undefined;
+  /** A wait the body states (C `RetryInfo.retryDelay`), in ms; the headers' wait wins over it. */
+  retryAfterMs?: number | undefined;
+}
+
 export interface WireError {
   status: number;
   body: JsonObject;
@@ -296,8 +314,11 @@ export interface FamilyCodec extends SurfaceCodec {
   // Upstream side.
   encodeRequest(request: ChatRequest, target: UpstreamTarget): UpstreamRequest;
   decodeResponse(body: unknown, context: DecodeContext): ChatResponse;
-  /** A non-2xx upstream answer as a client-safe error (upstream text never carries our key). */
-  decodeError(status: number, bodyText: string, headers: HeaderMap): GatewayError;
+  /**
+   * What the body of a non-2xx upstream answer says, in this family's shape (the status, the wait
+   * and the client-safe error are the shared rules' business: `readUpstreamError`). Never throws.
+   */
+  decodeErrorBody(bodyText: string): UpstreamErrorDetail;
 
   readonly passThrough: PassThrough;
 }

@@ -8,6 +8,7 @@
  * restriction applies.
  */
 import { codecs } from '../families/registry.ts';
+import { readUpstreamError } from '../families/shared/upstream-errors.ts';
 import type { HeaderMap, SurfaceCodec, SurfaceRoute, TokenCount, TokenCounting } from '../families/codec.ts';
 import { GatewayError, isJsonObject, type ChatRequest } from '../ir/index.ts';
 import type { ModelRoute } from '../routing/deployment.ts';
@@ -102,7 +103,8 @@ async function askUpstream(
     }
   }
   if (clientMistakes.has(status)) {
-    throw deployment.scrubber.scrub(deployment.codec.decodeError(status, text, headers), status);
+    const { error } = readUpstreamError(status, headers, deployment.codec.decodeErrorBody(text), Date.now());
+    throw deployment.scrubber.scrub(error, status);
   }
   return undefined;
 }

@@ -6,7 +6,8 @@
 import type { HeaderMap, UpstreamRequest } from '../families/codec.ts';
 import { GatewayError } from '../ir/index.ts';
 import type { AttemptFailure, AttemptPlan, Step } from '../routing/attempt-plan.ts';
-import { isRetryableStatus, isUnhealthyStatus, retryAfterMs } from '../routing/retry-policy.ts';
+import { isRetryableStatus, isUnhealthyStatus } from '../routing/retry-policy.ts';
+import { readUpstreamError } from '../families/shared/upstream-errors.ts';
 import type { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import { SseEventTooLarge } from '../sse/parse-sse.ts';
@@ -56,17 +57,19 @@ export async function sendAttempt(
   } catch {
     // The error body is only a detail: the status alone still maps.
   }
-  const error = deployment.scrubber.scrub(
-    attempt.codec.decodeError(response.status, text, response.headers),
+  const { error, retryAfterMs } = readUpstreamError(
     response.status,
+    response.headers,
+    attempt.codec.decodeErrorBody(text),
+    Date.now(),
   );
   return {
     ok: false,
     failure: {
-      error,
+      error: deployment.scrubber.scrub(error, response.status),
       retryable: isRetryableStatus(response.status),
       unhealthy: isUnhealthyStatus(response.status),
-      retryAfterMs: retryAfterMs(response.headers, Date.now()),
+      retryAfterMs,
     },
   };
 }

@@ -2,9 +2,9 @@
  * What may be retried, and when. Retries happen only before any byte reached the client, and only
  * for failures that say nothing about the request itself: connection failures, first-byte
  * timeouts, and the upstream statuses 429, 500, 503 and 529. Every other 4xx (the request is at
- * fault) and any failure after the answer started is final.
+ * fault) and any failure after the answer started is final. How long the upstream asked to wait
+ * is read with its error (`families/shared/upstream-errors.ts`).
  */
-import type { HeaderMap } from '../families/codec.ts';
 import type { RetryConfig } from '../config/config.ts';
 
 /** Upstream statuses worth another attempt. */
@@ -24,27 +24,4 @@ export function isUnhealthyStatus(status: number): boolean {
 export function backoffMs(retry: number, policy: RetryConfig, random: () => number): number {
   const step = Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** Math.max(0, retry - 1));
   return Math.round(step / 2 + (random() * step) / 2);
-}
-
-function firstHeader(headers: HeaderMap, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/**
- * The upstream's wait in milliseconds: `retry-after-ms` (A, B SDKs), else `retry-after` in seconds
- * or as an HTTP date. Undefined when absent or unreadable.
- */
-export function retryAfterMs(headers: HeaderMap, now: number): number | undefined {
-  const milliseconds = firstHeader(headers, 'retry-after-ms');
-  if (milliseconds !== undefined) {
-    const value = Number(milliseconds);
-    if (milliseconds.trim() !== '' && Number.isFinite(value) && value >= 0) return Math.ceil(value);
-  }
-  const retryAfter = firstHeader(headers, 'retry-after');
-  if (retryAfter === undefined || retryAfter.trim() === '') return undefined;
-  const seconds = Number(retryAfter);
-  if (Number.isFinite(seconds)) return seconds >= 0 ? Math.ceil(seconds * 1000) : undefined;
-  const date = Date.parse(retryAfter);
-  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { codecs } from '../families/registry.ts';
+import { readUpstreamError } from '../families/shared/upstream-errors.ts';
 import { checkStreamEvents } from '../ir/check-stream-events.ts';
 import { familyIds, type FamilyId } from '../ir/index.ts';
 import { simulatedError } from './faults.ts';
@@ -38,7 +39,12 @@ describe('x-simulate-error', () => {
         assert.deepEqual(body, codecs[family].encodeError(expected).body);
         const retries = requested === 429 || requested === 503 || requested === 529;
         assert.equal(header(response.headers, 'retry-after'), retries ? '1' : undefined);
-        const decoded = codecs[family].decodeError(response.status, text, response.headers);
+        const decoded = readUpstreamError(
+          response.status,
+          response.headers,
+          codecs[family].decodeErrorBody(text),
+          Date.now(),
+        ).error;
         if (requested === 429) assert.equal(decoded.retryAfterSeconds, 1);
       });
     }

@@ -8,6 +8,7 @@ import { chatRequest, decodeJson, decodeStream, fixedIds, upstreamInput } from '
 import { createSimulatorTransport } from './transport.ts';
 import { createSimulator } from './simulator.ts';
 import { codecs } from '../families/registry.ts';
+import { upstreamError } from '../families/shared/upstream-errors.ts';
 
 async function post(
   server: SimulatorServer,
@@ -76,7 +77,10 @@ describe('standalone server', () => {
       });
       assert.equal(response.status, 429);
       assert.equal(response.headers.get('retry-after'), '1');
-      assert.equal(codecs[family].decodeError(429, await response.text(), {}).kind, 'rate_limited');
+      assert.equal(
+        upstreamError(429, codecs[family].decodeErrorBody(await response.text())).kind,
+        'rate_limited',
+      );
     });
   }
 

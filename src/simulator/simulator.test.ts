@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { codecs } from '../families/registry.ts';
+import { upstreamError } from '../families/shared/upstream-errors.ts';
 import { checkStreamEvents } from '../ir/check-stream-events.ts';
 import { foldStream } from '../ir/fold-stream.ts';
 import {
@@ -158,7 +159,7 @@ describe('replies in every family', () => {
       const path = input.path.replace(/[?&]key=[^&]*/, '');
       const response = await testSimulator().handle({ ...input, path, headers: bare }, never);
       assert.equal(response.status, family === 'gamma' ? 403 : 401);
-      const error = codecs[family].decodeError(response.status, await response.text(), response.headers);
+      const error = upstreamError(response.status, codecs[family].decodeErrorBody(await response.text()));
       assert.equal(error.kind, 'upstream');
     });
 
@@ -167,7 +168,7 @@ describe('replies in every family', () => {
       const response = await testSimulator().handle({ ...input, body: '{"model": ' }, never);
       assert.equal(response.status, 400);
       const body = await response.text();
-      assert.equal(codecs[family].decodeError(400, body, response.headers).kind, 'invalid_request');
+      assert.equal(upstreamError(400, codecs[family].decodeErrorBody(body)).kind, 'invalid_request');
       assert.ok(body.includes('not valid JSON'), body);
     });
   }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GatewayError, type GatewayErrorKind } from '../../ir/index.ts';
-import { decodeError, encodeError } from './errors.ts';
+import { readUpstreamError } from '../shared/upstream-errors.ts';
+import { decodeErrorBody, encodeError, streamError } from './errors.ts';
 import { fixtureText } from './test-support.ts';
 
 test('every kind has its A status, type and code; param and retry-after are carried', () => {
@@ -40,6 +41,11 @@ test('every kind has its A status, type and code; param and retry-after are carr
   );
 });
 
+/** An upstream answer through A's body reader and the shared rules, as the gateway reads it. */
+function decodeError(status: number, body: string, headers: Record<string, string> = {}): GatewayError {
+  return readUpstreamError(status, headers, decodeErrorBody(body), 0).error;
+}
+
 function decoded(status: number, body: string, headers: Record<string, string> = {}): object {
   const error = decodeError(status, body, headers);
   return {
@@ -49,6 +55,27 @@ function decoded(status: number, body: string, headers: Record<string, string> =
     retryAfterSeconds: error.retryAfterSeconds,
   };
 }
+
+test("the body reader: the compatible servers' variants, garbage read as nothing", () => {
+  assert.deepEqual(decodeErrorBody(fixtureText('error-context-length.json')), {
+    message:
+      "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.",
+    param: 'messages',
+    quota: false,
+  });
+  assert.equal(decodeErrorBody(fixtureText('error-insufficient-quota.json')).quota, true);
+  assert.equal(decodeErrorBody(fixtureText('error-rate-limit.json')).quota, false);
+  assert.deepEqual(decodeErrorBody('{"error":"model \\"x\\" not found"}'), {
+    message: 'model "x" not found',
+    param: undefined,
+    quota: false,
+  });
+  assert.deepEqual(decodeErrorBody('<html>502</html>'), {
+    message: undefined,
+    param: undefined,
+    quota: false,
+  });
+});
 
 test('400 keeps the upstream text and param, prefixed', () => {
   assert.deepEqual(decoded(400, fixtureText('error-context-length.json')), {
@@ -85,30 +112,31 @@ test('429: rate limit with retry-after-ms (org id not leaked), quota by code', (
   assert.equal(decodeError(429, '', { 'retry-after': '7' }).retryAfterSeconds, 7);
 });
 
-test('status table, and bodies that are not A-shaped', () => {
-  const kinds = [404, 413, 422, 500, 502, 503, 504, 529, 507, 409].map(
-    (status) => decodeError(status, 'not json', {}).kind,
-  );
-  assert.deepEqual(kinds, [
-    'not_found',
-    'payload_too_large',
-    'invalid_request',
-    'internal',
-    'upstream',
-    'overloaded',
-    'timeout',
-    'overloaded',
-    'upstream',
-    'upstream',
-  ]);
-  assert.equal(
-    decodeError(404, '{"error":"model \\"x\\" not found"}', {}).message,
-    'upstream: model "x" not found',
-  );
+test('bodies that are not A-shaped keep the status mapping', () => {
+  assert.equal(decodeError(404, 'not json').kind, 'not_found');
   assert.equal(
     decodeError(400, '{"object":"error","message":"bad top_k","type":"BadRequestError","code":400}', {})
       .message,
     'upstream: bad top_k',
   );
   assert.equal(decodeError(507, '', {}).message, 'upstream: the upstream failed (HTTP 507)');
+});
+
+test('in-stream errors: the status the code, type or numeric code describes', () => {
+  const kinds = [
+    { error: { message: 'm', type: 'server_error', code: 'overloaded' } },
+    { error: { message: 'm', type: 'tokens', code: null } },
+    { error: { message: 'bad', type: 'invalid_request_error', code: 'context_length_exceeded' } },
+    { error: { message: 'm', type: 'BadRequestError', code: 413 } },
+    { error: { message: 'm', type: 'x', code: 'insufficient_quota' } },
+    { error: 'text only' },
+  ].map((body) => streamError(body).kind);
+  assert.deepEqual(kinds, [
+    'overloaded',
+    'rate_limited',
+    'invalid_request',
+    'payload_too_large',
+    'quota',
+    'upstream',
+  ]);
 });

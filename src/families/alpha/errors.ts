@@ -1,12 +1,7 @@
-/** GatewayError ↔ A error bodies `{"error":{"message","type","param","code"}}` (brief "Errors"). */
-import {
-  GatewayError,
-  isJsonObject,
-  type GatewayErrorKind,
-  type GatewayErrorOptions,
-  type JsonObject,
-} from '../../ir/index.ts';
-import type { HeaderMap, WireError } from '../codec.ts';
+/** GatewayError → A error bodies `{"error":{"message","type","param","code"}}`; A error bodies read back. */
+import { GatewayError, isJsonObject, type GatewayErrorKind, type JsonObject } from '../../ir/index.ts';
+import type { UpstreamErrorDetail, WireError } from '../codec.ts';
+import { parseErrorJson, upstreamError } from '../shared/upstream-errors.ts';
 import type { AlphaErrorBody } from './wire.ts';
 
 const wireByKind = {
@@ -42,33 +37,7 @@ export function encodeError(error: GatewayError): WireError {
   return { status: wireByKind[error.kind].status, body: errorBody(error), headers };
 }
 
-/**
- * Messages used when the upstream text must not (credentials, org ids in rate-limit texts) or
- * cannot (not A-shaped) be shown to the client.
- */
-const genericMessageByKind = {
-  invalid_request: 'upstream: the request was rejected',
-  authentication: "the upstream rejected the gateway's credentials",
-  permission: "the upstream rejected the gateway's credentials",
-  not_found: 'upstream: the model was not found',
-  unknown_route: 'upstream: the path was not found',
-  method_not_allowed: 'upstream: method not allowed',
-  request_timeout: 'upstream: the request timed out',
-  payload_too_large: 'upstream: the request is too large',
-  unsupported_media_type: 'upstream: unsupported media type',
-  rate_limited: 'upstream: rate limit reached, retry later',
-  quota: 'upstream: quota exhausted',
-  overloaded: 'upstream: overloaded, retry later',
-  unavailable: 'upstream: unavailable, retry later',
-  timeout: 'upstream: timed out',
-  upstream: 'upstream: the upstream failed',
-  internal: 'upstream: internal error',
-} as const satisfies Record<GatewayErrorKind, string>;
-
-/** Kinds whose upstream text is safe and useful to pass on (it explains the client's mistake). */
-const showsUpstreamText: ReadonlySet<GatewayErrorKind> = new Set(['invalid_request', 'not_found']);
-
-interface ErrorDetail {
+interface ErrorFields {
   message: string | undefined;
   type: string | undefined;
   code: string | undefined;
@@ -87,7 +56,7 @@ function stringField(object: JsonObject, key: string): string | undefined {
  * (OpenAI, llama.cpp, newer vLLM), a bare `{"message","type","code"}` (older vLLM) and
  * `{"error":"text"}` (Ollama). Anything else gives all-undefined.
  */
-export function readErrorDetail(body: unknown): ErrorDetail {
+function readFields(body: unknown): ErrorFields {
   const root = isJsonObject(body) ? body : {};
   const error = isJsonObject(root.error) ? root.error : root;
   const code = error.code;
@@ -100,67 +69,20 @@ export function readErrorDetail(body: unknown): ErrorDetail {
   };
 }
 
-function kindForStatus(status: number, detail: ErrorDetail): GatewayErrorKind {
-  if (status === 400 || status === 422) return 'invalid_request';
-  if (status === 401 || status === 403) return 'authentication';
-  if (status === 404) return 'not_found';
-  if (status === 413) return 'payload_too_large';
-  if (status === 429) {
-    return detail.code === 'insufficient_quota' || detail.type === 'insufficient_quota'
-      ? 'quota'
-      : 'rate_limited';
-  }
-  if (status === 500) return 'internal';
-  if (status === 503 || status === 529) return 'overloaded';
-  if (status === 504) return 'timeout';
-  return 'upstream';
+function detailOf(fields: ErrorFields): UpstreamErrorDetail {
+  return {
+    message: fields.message,
+    param: fields.param,
+    quota: fields.code === 'insufficient_quota' || fields.type === 'insufficient_quota',
+  };
 }
 
-/** Builds the client-safe GatewayError for an upstream failure with this status and body detail. */
-export function errorFromDetail(
-  status: number,
-  detail: ErrorDetail,
-  retryAfterSeconds?: number,
-): GatewayError {
-  const kind = kindForStatus(status, detail);
-  const options: GatewayErrorOptions = {};
-  if (retryAfterSeconds !== undefined) options.retryAfterSeconds = retryAfterSeconds;
-  // 401/403 from the upstream is the gateway's problem, not the client's: never echo its text.
-  if (kind === 'authentication')
-    return new GatewayError('upstream', genericMessageByKind.authentication, options);
-  if (kind === 'invalid_request' && detail.param !== undefined) options.param = detail.param;
-  let message: string = genericMessageByKind[kind];
-  if (showsUpstreamText.has(kind) && detail.message !== undefined) message = `upstream: ${detail.message}`;
-  if (kind === 'upstream' && status !== 502) message = `${message} (HTTP ${status})`;
-  return new GatewayError(kind, message, options);
+/** What an A error body says (the shared rules map its status). */
+export function decodeErrorBody(bodyText: string): UpstreamErrorDetail {
+  return detailOf(readFields(parseErrorJson(bodyText)));
 }
 
-function parseBody(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function firstHeader(headers: HeaderMap, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/** `retry-after-ms` (A's finer hint) wins over `retry-after` seconds; HTTP dates are not read (no clock here). */
-export function readRetryAfter(headers: HeaderMap): number | undefined {
-  const milliseconds = Number(firstHeader(headers, 'retry-after-ms') ?? Number.NaN);
-  if (Number.isFinite(milliseconds) && milliseconds >= 0) return Math.ceil(milliseconds / 1000);
-  const seconds = Number(firstHeader(headers, 'retry-after') ?? Number.NaN);
-  return Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds) : undefined;
-}
-
-export function decodeError(status: number, bodyText: string, headers: HeaderMap): GatewayError {
-  return errorFromDetail(status, readErrorDetail(parseBody(bodyText)), readRetryAfter(headers));
-}
-
-/** In-stream errors carry no status: infer the one the body describes. */
+/** In-stream errors carry no status: the one the body describes. */
 const statusByCode: ReadonlyMap<string, number> = new Map([
   ['invalid_api_key', 401],
   ['insufficient_quota', 429],
@@ -180,11 +102,11 @@ const statusByType: ReadonlyMap<string, number> = new Map([
 ]);
 
 export function streamError(body: unknown): GatewayError {
-  const detail = readErrorDetail(body);
-  const numeric = detail.numericCode;
+  const fields = readFields(body);
+  const numeric = fields.numericCode;
   const status =
-    (detail.code === undefined ? undefined : statusByCode.get(detail.code)) ??
-    (detail.type === undefined ? undefined : statusByType.get(detail.type)) ??
+    (fields.code === undefined ? undefined : statusByCode.get(fields.code)) ??
+    (fields.type === undefined ? undefined : statusByType.get(fields.type)) ??
     (numeric !== undefined && numeric >= 400 && numeric <= 599 ? numeric : 502);
-  return errorFromDetail(status, detail);
+  return upstreamError(status, detailOf(fields));
 }

@@ -1,6 +1,6 @@
 /** Family A ("alpha", chat-completions style) codec. */
 import type { FamilyCodec } from '../codec.ts';
-import { decodeError, encodeError } from './errors.ts';
+import { decodeErrorBody, encodeError } from './errors.ts';
 import { decodeRequest } from './decode-request.ts';
 import { decodeResponse } from './decode-response.ts';
 import { createStreamDecoder } from './decode-stream.ts';
@@ -35,7 +35,7 @@ export const alphaCodec: FamilyCodec = {
   encodeRequest,
   decodeResponse,
   createStreamDecoder,
-  decodeError,
+  decodeErrorBody,
   passThrough,
   rateLimitHeaders,
   modelListing,

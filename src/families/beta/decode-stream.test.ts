@@ -120,7 +120,7 @@ test('event: error mid-stream becomes an error event, and nothing after it', () 
   assert.equal(events.length, 4);
   assert.ok(last?.type === 'error');
   assert.equal(last.error.kind, 'overloaded');
-  assert.equal(last.error.message, 'upstream: Overloaded');
+  assert.equal(last.error.message, 'upstream: overloaded, retry later');
 });
 
 test('a stream that ends before message_stop ends with an upstream error', () => {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GatewayError, type GatewayErrorKind } from '../../ir/index.ts';
-import { decodeError, encodeError } from './errors.ts';
+import { readUpstreamError } from '../shared/upstream-errors.ts';
+import { decodeErrorBody, decodeStreamError, encodeError } from './errors.ts';
 import { fixtureText } from './test-helpers.ts';
 
 test('encodeError gives the beta body, status and type for every kind', () => {
@@ -38,22 +39,37 @@ test('encodeError adds retry-after when the error says when to retry', () => {
   assert.deepEqual(wire.headers, { 'retry-after': '3' });
 });
 
-test('529 overloaded → overloaded, upstream text kept, retry-after read', () => {
+/** An upstream answer through B's body reader and the shared rules, as the gateway reads it. */
+function decodeError(status: number, body: string, headers: Record<string, string> = {}): GatewayError {
+  return readUpstreamError(status, headers, decodeErrorBody(body), Date.parse('2026-01-01T00:00:00Z')).error;
+}
+
+test('the body reader: message and the spend-limit mark; other shapes read as nothing', () => {
+  assert.deepEqual(decodeErrorBody(fixtureText('error-400-invalid.json')), {
+    message: 'messages: text content blocks must be non-empty',
+    quota: false,
+  });
+  assert.equal(decodeErrorBody(fixtureText('error-429-spend-limit.json')).quota, true);
+  assert.deepEqual(decodeErrorBody('<html>bad gateway</html>'), {});
+  assert.deepEqual(decodeErrorBody('{"error":"flat"}'), {});
+});
+
+test('529 overloaded → overloaded (generic text), retry-after read', () => {
   const error = decodeError(529, fixtureText('error-529-overloaded.json'), { 'retry-after': '7' });
   assert.equal(error.kind, 'overloaded');
-  assert.equal(error.message, 'upstream: Overloaded');
+  assert.equal(error.message, 'upstream: overloaded, retry later');
   assert.equal(error.retryAfterSeconds, 7);
   assert.equal(encodeError(error).status, 529);
 });
 
-test('429 → rate_limited with retry-after-ms preferred; spend limit → quota', () => {
+test('429 → rate_limited with retry-after-ms preferred (account text not passed on); spend limit → quota', () => {
   const limited = decodeError(429, fixtureText('error-429-rate-limit.json'), {
     'retry-after': '30',
     'retry-after-ms': '1500',
   });
   assert.equal(limited.kind, 'rate_limited');
   assert.equal(limited.retryAfterSeconds, 2);
-  assert.match(limited.message, /^upstream: This request would exceed the rate limit/);
+  assert.equal(limited.message, 'upstream: rate limit reached, retry later');
   const quota = decodeError(429, fixtureText('error-429-spend-limit.json'), {});
   assert.equal(quota.kind, 'quota');
   assert.equal(quota.retryAfterSeconds, undefined);
@@ -74,25 +90,34 @@ test('401/403 never pass on the upstream text (it may quote our key)', () => {
   }
 });
 
-test('status mapping, including bodies that are not beta JSON', () => {
-  const cases: Array<[number, GatewayErrorKind]> = [
-    [404, 'not_found'],
-    [413, 'payload_too_large'],
-    [422, 'invalid_request'],
-    [500, 'internal'],
-    [502, 'upstream'],
-    [503, 'overloaded'],
-    [504, 'timeout'],
-    [520, 'upstream'],
-  ];
-  for (const [status, kind] of cases) {
-    const error = decodeError(status, '<html>bad gateway</html>', {});
-    assert.equal(error.kind, kind, String(status));
-    assert.equal(error.message, `upstream: the beta upstream answered HTTP ${status}`);
-  }
+test('bodies that are not beta JSON keep the status mapping; a past HTTP date is no wait', () => {
+  const error = decodeError(404, '<html>not here</html>');
+  assert.deepEqual([error.kind, error.message], ['not_found', 'upstream: the model was not found']);
   assert.equal(decodeError(500, '', {}).kind, 'internal');
   assert.equal(
     decodeError(500, 'null', { 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT' }).retryAfterSeconds,
-    undefined,
+    0,
+  );
+});
+
+test('in-stream errors: each type is the status it stands for', () => {
+  const cases: Array<[string, GatewayErrorKind]> = [
+    ['invalid_request_error', 'invalid_request'],
+    ['authentication_error', 'upstream'],
+    ['billing_error', 'quota'],
+    ['permission_error', 'upstream'],
+    ['not_found_error', 'not_found'],
+    ['request_too_large', 'payload_too_large'],
+    ['rate_limit_error', 'rate_limited'],
+    ['api_error', 'internal'],
+    ['timeout_error', 'timeout'],
+    ['overloaded_error', 'overloaded'],
+    ['something_new', 'upstream'],
+  ];
+  for (const [type, kind] of cases)
+    assert.equal(decodeStreamError({ type, message: 'key sk-upstream-1' }).kind, kind, type);
+  assert.equal(
+    decodeStreamError({ type: 'authentication_error', message: 'key sk-upstream-1' }).message,
+    "the upstream rejected the gateway's credentials",
   );
 });

@@ -1,7 +1,7 @@
-/** GatewayError ↔ the beta error body `{"type":"error","error":{type,message},"request_id"}`. */
-import type { HeaderMap, WireError } from '../codec.ts';
-import type { GatewayErrorKind } from '../../ir/index.ts';
-import { GatewayError, isJsonObject } from '../../ir/index.ts';
+/** GatewayError → the beta error body `{"type":"error","error":{type,message},"request_id"}`; its bodies read back. */
+import type { UpstreamErrorDetail, WireError } from '../codec.ts';
+import { isJsonObject, type GatewayError, type GatewayErrorKind, type JsonObject } from '../../ir/index.ts';
+import { parseErrorJson, upstreamError } from '../shared/upstream-errors.ts';
 import type { BetaErrorType } from './wire.ts';
 
 const wireByKind = {
@@ -39,101 +39,41 @@ export function encodeError(error: GatewayError): WireError {
   };
 }
 
-/** In-stream `error.type` → kind (the HTTP status is already 200 there). */
-const kindByType = {
-  invalid_request_error: 'invalid_request',
-  authentication_error: 'upstream',
-  billing_error: 'quota',
-  permission_error: 'upstream',
-  not_found_error: 'not_found',
-  request_too_large: 'payload_too_large',
-  rate_limit_error: 'rate_limited',
-  api_error: 'internal',
-  timeout_error: 'timeout',
-  overloaded_error: 'overloaded',
-} as const satisfies Record<BetaErrorType, GatewayErrorKind>;
+/** The HTTP status each error type stands for (the family's documented pairs): in-stream errors carry none. */
+const statusByType = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+} as const satisfies Record<BetaErrorType, number>;
 
 function isBetaErrorType(value: string): value is BetaErrorType {
-  return Object.hasOwn(kindByType, value);
+  return Object.hasOwn(statusByType, value);
 }
 
-/** Upstream 401/403 text may quote the gateway's own key: never pass it on. */
-export const credentialsRejected = "the upstream rejected the gateway's credentials";
-
-function kindOfStatus(status: number): GatewayErrorKind {
-  if (status === 400 || status === 422) return 'invalid_request';
-  if (status === 401 || status === 403) return 'upstream';
-  if (status === 402) return 'quota';
-  if (status === 404) return 'not_found';
-  if (status === 408 || status === 504) return 'timeout';
-  if (status === 413) return 'payload_too_large';
-  if (status === 429) return 'rate_limited';
-  if (status === 500) return 'internal';
-  if (status === 503 || status === 529) return 'overloaded';
-  if (status >= 400 && status < 500) return 'invalid_request';
-  return 'upstream';
-}
-
-interface ParsedBody {
-  type: string | undefined;
-  message: string | undefined;
-  errorCode: string | undefined;
-}
-
-function parseBody(bodyText: string): ParsedBody | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(bodyText);
-  } catch {
-    return undefined;
-  }
-  if (!isJsonObject(value) || !isJsonObject(value.error)) return undefined;
-  const error = value.error;
+function detailOf(error: JsonObject): UpstreamErrorDetail {
   const details = isJsonObject(error.details) ? error.details : {};
   return {
-    type: typeof error.type === 'string' ? error.type : undefined,
     message: typeof error.message === 'string' ? error.message : undefined,
-    errorCode: typeof details.error_code === 'string' ? details.error_code : undefined,
+    quota: details.error_code === 'enforced_spend_limit_reached',
   };
 }
 
-function firstHeader(headers: HeaderMap, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
+/** What a B error body `{"type":"error","error":{type,message}}` says (the shared rules map its status). */
+export function decodeErrorBody(bodyText: string): UpstreamErrorDetail {
+  const body = parseErrorJson(bodyText);
+  return isJsonObject(body) && isJsonObject(body.error) ? detailOf(body.error) : {};
 }
 
-/** `retry-after-ms` (the SDK's) wins over `retry-after` (seconds); HTTP dates are ignored. */
-export function retryAfterSeconds(headers: HeaderMap): number | undefined {
-  const milliseconds = Number(firstHeader(headers, 'retry-after-ms') ?? Number.NaN);
-  if (Number.isFinite(milliseconds) && milliseconds >= 0) return Math.ceil(milliseconds / 1000);
-  const seconds = Number(firstHeader(headers, 'retry-after') ?? Number.NaN);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds);
-  return undefined;
-}
-
-export function decodeError(status: number, bodyText: string, headers: HeaderMap): GatewayError {
-  try {
-    const parsed = parseBody(bodyText);
-    let kind = kindOfStatus(status);
-    if (kind === 'rate_limited' && parsed?.errorCode === 'enforced_spend_limit_reached') kind = 'quota';
-    const message =
-      status === 401 || status === 403
-        ? credentialsRejected
-        : `upstream: ${parsed?.message ?? `the beta upstream answered HTTP ${status}`}`;
-    const retryAfter = retryAfterSeconds(headers);
-    return new GatewayError(kind, message, retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter });
-  } catch (cause) {
-    return new GatewayError('upstream', `the beta upstream answered HTTP ${status}`, { cause });
-  }
-}
-
-/** The `error` object of an in-stream `event: error`. */
+/** The `error` object of an in-stream `event: error`, as the status its type stands for. */
 export function decodeStreamError(error: unknown): GatewayError {
   const object = isJsonObject(error) ? error : {};
   const type = typeof object.type === 'string' ? object.type : '';
-  const kind: GatewayErrorKind = isBetaErrorType(type) ? kindByType[type] : 'upstream';
-  if (type === 'authentication_error' || type === 'permission_error')
-    return new GatewayError(kind, credentialsRejected);
-  const text = typeof object.message === 'string' ? object.message : 'the beta upstream reported an error';
-  return new GatewayError(kind, `upstream: ${text}`);
+  return upstreamError(isBetaErrorType(type) ? statusByType[type] : 502, detailOf(object));
 }

@@ -6,7 +6,7 @@ import { createStreamDecoder } from './decode-stream.ts';
 import { encodeRequest } from './encode-request.ts';
 import { encodeResponse } from './encode-response.ts';
 import { createStreamEncoder } from './encode-stream.ts';
-import { decodeError, encodeError } from './errors.ts';
+import { decodeErrorBody, encodeError } from './errors.ts';
 import { tokenCounting } from './count-tokens.ts';
 import { modelListing } from './model-list.ts';
 import { passThrough } from './pass-through.ts';
@@ -43,7 +43,7 @@ export const betaCodec: FamilyCodec = {
   encodeRequest,
   decodeResponse,
   createStreamDecoder,
-  decodeError,
+  decodeErrorBody,
   passThrough,
   rateLimitHeaders,
   modelListing,

@@ -15,7 +15,7 @@ import {
   createdSeconds,
   decodeFunctionCall,
 } from './decode-response.ts';
-import { errorFromStatus } from './errors.ts';
+import { streamError } from './errors.ts';
 import { decodeFinishReason } from './finish-reason.ts';
 import { decodeUsage } from './usage.ts';
 
@@ -59,8 +59,7 @@ export class GammaStreamDecoder implements StreamDecoder {
       return;
     }
     if (isJsonObject(chunk.error)) {
-      const status = typeof chunk.error.code === 'number' ? chunk.error.code : 500;
-      this.#fail(errorFromStatus(status, chunk.error, {}), emit);
+      this.#fail(streamError(chunk.error), emit);
       return;
     }
     if (!this.#started) this.#start(chunk, emit);
