@@ -209,7 +209,7 @@ async function route(
   }
   if (isStoredResponsePath(pathname)) {
     const stored = { keys: dependencies.keys, store: dependencies.responses, clock: state.clock };
-    storedResponsesRoute(request, pathname, search, stored, answer);
+    storedResponsesRoute(request, pathname, search, stored, answer, baseHeaders);
     return;
   }
   if (pathname === '/admin' || pathname.startsWith('/admin/')) {

@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { responsesSurface } from '../families/responses/index.ts';
 import { GatewayError, isJsonObject, type JsonObject, type JsonValue } from '../ir/index.ts';
+import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import type { ClientKeys } from '../keys/client-keys.ts';
 import type { ResponseStore } from '../store/response-store.ts';
 import type { Answer } from './admin-route.ts';
@@ -31,10 +32,11 @@ export function storedResponsesRoute(
   search: URLSearchParams,
   dependencies: StoredResponsesDependencies,
   answer: Answer,
+  baseHeaders: ResponseHeaders,
 ): void {
   const fail = (error: GatewayError, headers: Record<string, string> = {}): void => {
     const wire = responsesSurface.encodeError(error);
-    answer(wire.status, wire.body, { ...wire.headers, ...headers });
+    answer(wire.status, wire.body, { ...baseHeaders, ...wire.headers, ...headers });
   };
   const rest = pathname.slice(prefix.length);
   const slash = rest.indexOf('/');

@@ -187,3 +187,26 @@ test('the admin API sends 100 Continue only to the admin key, before reading its
   assert.equal(answer.continued, true);
   assert.equal(answer.status, 201, answer.body);
 });
+
+// node:http itself closes a connection whose promised body was never asked for; these routes
+// answer without reading one, in their own shape, with the request id.
+test('routes that read no body close the connection of a client holding its body for 100 Continue', async () => {
+  const paths = [
+    { path: '/healthz', method: 'GET', status: 200, headers: {} },
+    { path: '/v1/models', method: 'GET', status: 200, headers: alphaAuth(setup.gateway.key) },
+    { path: '/v1/responses/resp_missing', method: 'GET', status: 404, headers: alphaAuth(setup.gateway.key) },
+    { path: '/v1/responses/resp_missing', method: 'GET', status: 401, headers: alphaAuth('mg-wrong-key') },
+  ];
+  for (const { path, method, status, headers } of paths) {
+    const answer = await holdRequest({
+      url: setup.gateway.url,
+      method,
+      path,
+      headers: { ...headers, 'Content-Length': '64', Expect: '100-continue' },
+    }).answer;
+    assert.equal(answer.status, status, `${path}: ${answer.head}`);
+    assert.equal(answer.continued, false, `${path}: no 100 Continue`);
+    assert.equal(answer.closed, true, `${path}: the connection closes, the held body is never read`);
+    assert.match(answer.head, /x-request-id: req_/i, `${path}: ${answer.head}`);
+  }
+});
