@@ -19,7 +19,7 @@ after(async () => {
 
 const modelOf = { alpha: 'A-2', beta: 'B-1', gamma: 'C-1' } as const;
 
-for (const surface of familyIds) {
+for (const surface of [...familyIds, 'responses'] as const) {
   test(`HTTP/1.0 streaming on the ${surface} surface, from each family: whole, close-delimited, no trailers`, async () => {
     const host = new URL(setup.gateway.url).host;
     for (const family of familyIds) {

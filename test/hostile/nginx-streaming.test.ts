@@ -39,7 +39,7 @@ describe('streaming behind a default nginx', { skip }, () => {
     await setup.close();
   });
 
-  for (const surface of familyIds) {
+  for (const surface of [...familyIds, 'responses'] as const) {
     test(`the ${surface} surface streams from every family through nginx`, async () => {
       for (const family of familyIds) {
         const before = setup.upstream.requests.length;

@@ -4,13 +4,14 @@
  * back with the surface family's own stream decoder and must satisfy the canonical
  * well-formedness rule, ending with `message-end` (not an error), with some text.
  */
-import type { FamilyId, StreamEvent } from '../../src/ir/index.ts';
+import type { StreamEvent } from '../../src/ir/index.ts';
+import type { SurfaceId } from '../../src/families/codec.ts';
 import { checkStreamEvents } from '../../src/ir/check-stream-events.ts';
-import { codecs } from '../../src/families/registry.ts';
+import { surfaces } from '../../src/families/registry.ts';
 import { SseParser } from '../../src/sse/parse-sse.ts';
 
 export interface StreamRequest {
-  surface: FamilyId;
+  surface: SurfaceId;
   path: string;
   headers: Record<string, string>;
   body: string;
@@ -18,7 +19,7 @@ export interface StreamRequest {
 
 /** A streaming request on `surface` for `model`, authenticated with `key`. */
 export function streamRequest(
-  surface: FamilyId,
+  surface: SurfaceId,
   model: string,
   key: string,
   prompt = 'Hello there',
@@ -35,6 +36,14 @@ export function streamRequest(
         max_tokens: 40,
         messages: [{ role: 'user', content: prompt }],
       }),
+    };
+  }
+  if (surface === 'responses') {
+    return {
+      surface,
+      path: '/v1/responses',
+      headers: { Authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model, stream: true, max_output_tokens: 40, input: prompt }),
     };
   }
   if (surface === 'beta') {
@@ -85,9 +94,11 @@ export interface StreamVerdict {
 }
 
 /** Decodes `sse` as a client of `surface` would and lists what is wrong with it. */
-export function checkClientStream(surface: FamilyId, sse: string): StreamVerdict {
+export function checkClientStream(surface: SurfaceId, sse: string): StreamVerdict {
   let counter = 0;
-  const decoder = codecs[surface].createStreamDecoder({
+  const codec = surfaces.find((candidate) => candidate.id === surface);
+  if (codec === undefined) throw new Error(`no surface ${surface}`);
+  const decoder = codec.createStreamDecoder({
     generateId: (prefix) => `${prefix}${++counter}`,
     now: () => 1_700_000_000_000,
   });
