@@ -197,9 +197,11 @@ export function parseEvents(text: string): Array<{ event?: string; data: Json }>
 function normalise(value: Json): Json {
   if (Array.isArray(value)) return value.map(normalise);
   if (value === null || typeof value !== 'object') return value;
-  const out: JsonObject = {};
-  for (const [key, inner] of Object.entries(value)) out[key] = key === 'created' ? 0 : normalise(inner);
-  return out;
+  // fromEntries defines own properties: a `__proto__` key stays a key (assignment would set the
+  // prototype and drop it, as a client's JSON.parse never does).
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [key, key === 'created' ? 0 : normalise(inner)]),
+  ) as JsonObject;
 }
 
 // ------------------------------------------------------------------ golden files
