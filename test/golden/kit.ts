@@ -199,9 +199,9 @@ function normalise(value: Json): Json {
   if (value === null || typeof value !== 'object') return value;
   // fromEntries defines own properties: a `__proto__` key stays a key (assignment would set the
   // prototype and drop it, as a client's JSON.parse never does).
-  return Object.fromEntries(
+  return Object.fromEntries<Json>(
     Object.entries(value).map(([key, inner]) => [key, key === 'created' ? 0 : normalise(inner)]),
-  ) as JsonObject;
+  );
 }
 
 // ------------------------------------------------------------------ golden files
