@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // clients/ (the real-clients suite) is linted by clients/run.sh once its own packages are installed.
-  { ignores: ['node_modules/**', 'data/**', 'bench/results/**', 'clients/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'data/**', 'bench/results/**', 'clients/**'] },
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {

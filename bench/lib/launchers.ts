@@ -1,4 +1,7 @@
-/** The real processes: the simulator and modelgate from src/cli/main.ts, and bench/bare-proxy.ts. */
+/**
+ * The real processes: the simulator and modelgate as users start them (`bin/modelgate.js`: the
+ * compiled CLI in dist/ when it is built and fresh, else src/), and bench/bare-proxy.ts.
+ */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Launchers } from './bench.ts';
@@ -11,7 +14,7 @@ const proxyCore = 1;
 export const realLaunchers: Launchers = {
   simulator: (port) => ({
     name: 'simulator',
-    args: ['src/cli/main.ts', 'simulate', '--port', String(port)],
+    args: ['bin/modelgate.js', 'simulate', '--port', String(port)],
     env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     cpu: simulatorCore,
     port,
@@ -27,7 +30,7 @@ export const realLaunchers: Launchers = {
   modelgate: (port, upstreamUrl, dataDir) => ({
     name: 'modelgate',
     // Limits so high the limiter runs (every request is checked and charged) but never refuses.
-    args: ['src/cli/main.ts', 'serve'],
+    args: ['bin/modelgate.js', 'serve'],
     env: {
       HOST: '127.0.0.1',
       PORT: String(port),
