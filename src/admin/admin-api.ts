@@ -24,15 +24,15 @@ import {
   type KeyStore,
 } from '../keys/key-store.ts';
 import { parseDuration, parseMoment } from '../limits/durations.ts';
-import type { Database } from '../store/database.ts';
-import { isUsageGrouping, usageReport, type UsageReport } from '../usage/report.ts';
+import { StoreUnavailableError } from '../store/store-errors.ts';
+import { isUsageGrouping, type UsageReport, type UsageReports } from '../usage/report.ts';
 
 export interface AdminDependencies {
   adminKey: AdminKey;
   store: KeyStore;
   /** Reloaded after every change, so a change applies to the next request. */
   keys: ClientKeys;
-  database: Database;
+  usage: UsageReports;
   models: ModelResolver;
   health?: (() => JsonObject) | undefined;
   /** Unix milliseconds. */
@@ -89,13 +89,23 @@ export async function handleAdmin(
     );
   if (!dependencies.adminKey.verify(request.credential))
     throw new AdminError(401, 'invalid_admin_key', 'Invalid or missing admin key');
+  try {
+    return await route(request, dependencies);
+  } catch (error) {
+    if (error instanceof StoreUnavailableError)
+      throw new AdminError(503, 'store_unavailable', `${error.message}; retry shortly`);
+    throw error;
+  }
+}
+
+async function route(request: AdminRequest, dependencies: AdminDependencies): Promise<AdminAnswer> {
   const parts = request.pathname.split('/').filter((part) => part.length > 0);
   const [, resource, reference, extra] = parts;
   if (extra !== undefined) throw notFound(request);
   if (resource === 'keys')
     return keysRoute(request, reference === undefined ? undefined : decode(reference), dependencies);
   if (resource === 'usage' && reference === undefined && request.method === 'GET')
-    return { status: 200, body: usageBody(usage(request.search, dependencies)) };
+    return { status: 200, body: usageBody(await usage(request.search, dependencies)) };
   if (resource === 'health' && reference === undefined && request.method === 'GET') {
     if (dependencies.health === undefined)
       throw new AdminError(404, 'not_found', 'Upstream health is not available');
@@ -116,31 +126,31 @@ async function keysRoute(
         const all = request.search.get('all') === 'true';
         return {
           status: 200,
-          body: { object: 'list', data: store.list(all).map((record) => keyView(record, clock())) },
+          body: { object: 'list', data: (await store.list(all)).map((record) => keyView(record, clock())) },
         };
       }
       if (request.method === 'POST') {
         const input = parseInput(createSchema, await request.body());
         const policy = toPolicy(input, dependencies);
-        const created = store.create(input.name, policy, clock());
-        keys.changed();
+        const created = await store.create(input.name, policy, clock());
+        await keys.changed();
         return { status: 201, body: { ...keyView(created.record, clock()), key: created.key } };
       }
     } else {
       if (request.method === 'GET') {
-        const record = store.find(reference);
+        const record = await store.find(reference);
         if (record === undefined) throw new KeyStoreError('not_found', 'no key with that name or id');
         return { status: 200, body: keyView(record, clock()) };
       }
       if (request.method === 'PATCH') {
         const input = parseInput(updateSchema, await request.body());
-        const record = store.update(reference, toChanges(input, dependencies), clock());
-        keys.changed();
+        const record = await store.update(reference, toChanges(input, dependencies), clock());
+        await keys.changed();
         return { status: 200, body: keyView(record, clock()) };
       }
       if (request.method === 'DELETE') {
-        const record = store.revoke(reference, clock());
-        keys.changed();
+        const record = await store.revoke(reference, clock());
+        await keys.changed();
         return { status: 200, body: keyView(record, clock()) };
       }
     }
@@ -252,17 +262,17 @@ function isoOrNull(time: number | undefined): string | null {
 }
 
 /** Shared with the CLI: `key` (name or id), `since` (duration or date), `until`, `by`. */
-export function usage(
+export async function usage(
   search: URLSearchParams,
-  dependencies: Pick<AdminDependencies, 'store' | 'database' | 'clock'>,
-): UsageReport {
+  dependencies: Pick<AdminDependencies, 'store' | 'usage' | 'clock'>,
+): Promise<UsageReport> {
   const now = dependencies.clock();
   const by = search.get('by') ?? 'model';
   if (!isUsageGrouping(by)) throw new AdminError(400, 'invalid_request', 'by is one of model, key, day');
   const since = pastMoment(search.get('since') ?? '24h', now, 'since');
   const untilText = search.get('until');
   const until = untilText === null ? undefined : pastMoment(untilText, now, 'until');
-  const names = dependencies.store.names();
+  const names = await dependencies.store.names();
   const keyText = search.get('key');
   let keyIds: string[] | undefined;
   if (keyText !== null) {
@@ -270,8 +280,7 @@ export function usage(
     if (keyIds.length === 0 && /^static-\d+$/.test(keyText)) keyIds = [keyText];
     if (keyIds.length === 0) throw new AdminError(404, 'not_found', 'no key with that name or id');
   }
-  return usageReport(
-    dependencies.database,
+  return dependencies.usage.report(
     { by, since, ...(until === undefined ? {} : { until }), ...(keyIds === undefined ? {} : { keyIds }) },
     names,
   );

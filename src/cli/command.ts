@@ -9,7 +9,8 @@ import type { Config } from '../config/config.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import type { JsonObject } from '../ir/index.ts';
 import { KeyStoreError } from '../keys/key-store.ts';
-import { openDatabase, type Database } from '../store/database.ts';
+import { StoreUnavailableError } from '../store/store-errors.ts';
+import { openStores, type Stores } from '../store/stores.ts';
 
 /** Thrown for a mistake in the command line: printed with the usage, exit code 2. */
 export class UsageError extends Error {
@@ -67,19 +68,34 @@ function commandLineMistake(error: unknown): UsageError | undefined {
 
 export interface CliContext {
   config: Config;
-  database: Database;
+  stores: Stores;
 }
 
-export function openStore(parsed: ParsedArguments): CliContext {
+/** The config, with `--db PATH` naming the embedded store's file (PostgreSQL, when configured, wins). */
+export function commandConfig(parsed: ParsedArguments): Config {
   const config = loadConfig(process.env, parsed.options.get('config'));
-  const path = parsed.options.get('db') ?? config.databasePath;
-  return { config, database: openDatabase(path) };
+  const path = parsed.options.get('db');
+  return path === undefined ? config : { ...config, databasePath: path };
+}
+
+/** Opens the store the options name, runs `run` with it, and closes it. */
+export async function withStore<T>(
+  parsed: ParsedArguments,
+  run: (context: CliContext) => Promise<T>,
+): Promise<T> {
+  const config = commandConfig(parsed);
+  const stores = await openStores(config);
+  try {
+    return await run({ config, stores });
+  } finally {
+    await stores.close();
+  }
 }
 
 /** Runs a CLI command, mapping known errors to a message and an exit code. */
-export function runCommand(run: () => void, usage: string): void {
+export async function runCommand(run: () => Promise<void>, usage: string): Promise<void> {
   try {
-    run();
+    await run();
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`modelgate: ${error.message}\n${usage}\n`);
@@ -87,7 +103,8 @@ export function runCommand(run: () => void, usage: string): void {
     } else if (
       error instanceof KeyStoreError ||
       error instanceof AdminError ||
-      error instanceof ConfigError
+      error instanceof ConfigError ||
+      error instanceof StoreUnavailableError
     ) {
       process.stderr.write(`modelgate: ${error.message}\n`);
       process.exitCode = 1;

@@ -1,21 +1,20 @@
 /**
- * `modelgate keys create|list|revoke|update`: client keys in the store named by MODELGATE_DB (or
- * the config file's `database`, or `--db PATH`). `create` prints the key once; the store keeps
+ * `modelgate keys create|list|revoke|update`: client keys in PostgreSQL when MODELGATE_DATABASE_URL
+ * is set, else in the store named by MODELGATE_DB (or the config file's `database`, or `--db PATH`). `create` prints the key once; the store keeps
  * only its hash. A running gateway sees every change within a second.
  */
 import { keyStatus, keyView, resolveModels } from '../admin/admin-api.ts';
 import type { Config } from '../config/config.ts';
 import { ModelResolver } from '../gateway/resolve-model.ts';
-import { KeyStore, type KeyChanges, type KeyPolicy, type KeyRecord } from '../keys/key-store.ts';
+import type { KeyChanges, KeyPolicy, KeyRecord } from '../keys/key-store.ts';
 import { parseMoment } from '../limits/durations.ts';
 import { formatTable } from '../usage/report.ts';
 import {
-  openStore,
   parseCommandLine,
   print,
   runCommand,
   UsageError,
-  type CliContext,
+  withStore,
   type ParsedArguments,
 } from './command.ts';
 
@@ -26,16 +25,13 @@ export const keysUsage = `usage: modelgate keys create --name NAME [--models A-2
 options: --json (machine-readable output), --db PATH, --config FILE`;
 
 export function runKeys(argv: string[]): Promise<void> {
-  runCommand(() => {
-    keysCommand(argv);
-  }, keysUsage);
-  return Promise.resolve();
+  return runCommand(() => keysCommand(argv), keysUsage);
 }
 
 const commonOptions = ['db', 'config'];
 const policyOptions = ['name', 'models', 'budget-usd', 'rpm', 'tpm', 'expires'];
 
-function keysCommand(argv: string[]): void {
+async function keysCommand(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === 'help' || command === '--help') {
     process.stdout.write(`${keysUsage}\n`);
@@ -54,9 +50,8 @@ function keysCommand(argv: string[]): void {
     const name = parsed.options.get('name');
     if (name === undefined || parsed.positional.length > 0)
       throw new UsageError('keys create needs --name NAME');
-    withStore(parsed, ({ config, database }) => {
-      const store = new KeyStore(database);
-      const { key, record } = store.create(name, policyFrom(parsed, config), Date.now());
+    await withStore(parsed, async ({ config, stores }) => {
+      const { key, record } = await stores.keys.create(name, policyFrom(parsed, config), Date.now());
       if (json) print({ ...keyView(record, Date.now()), key });
       else
         process.stdout.write(
@@ -66,8 +61,8 @@ function keysCommand(argv: string[]): void {
     return;
   }
   if (command === 'list') {
-    withStore(parsed, ({ database }) => {
-      const records = new KeyStore(database).list(parsed.flags.has('all'));
+    await withStore(parsed, async ({ stores }) => {
+      const records = await stores.keys.list(parsed.flags.has('all'));
       const now = Date.now();
       if (json) print({ object: 'list', data: records.map((record) => keyView(record, now)) });
       else process.stdout.write(`${keysTable(records, now)}\n`);
@@ -78,12 +73,11 @@ function keysCommand(argv: string[]): void {
     const [reference, extra] = parsed.positional;
     if (reference === undefined || extra !== undefined)
       throw new UsageError(`keys ${command} needs one NAME or ID`);
-    withStore(parsed, ({ config, database }) => {
-      const store = new KeyStore(database);
+    await withStore(parsed, async ({ config, stores }) => {
       const record =
         command === 'revoke'
-          ? store.revoke(reference, Date.now())
-          : store.update(reference, changesFrom(parsed, config), Date.now());
+          ? await stores.keys.revoke(reference, Date.now())
+          : await stores.keys.update(reference, changesFrom(parsed, config), Date.now());
       if (json) print(keyView(record, Date.now()));
       else
         process.stdout.write(
@@ -91,15 +85,6 @@ function keysCommand(argv: string[]): void {
         );
     });
     return;
-  }
-}
-
-function withStore(parsed: ParsedArguments, run: (context: CliContext) => void): void {
-  const context = openStore(parsed);
-  try {
-    run(context);
-  } finally {
-    context.database.close();
   }
 }
 

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { startGateway } from '../server/start-gateway.ts';
+import { StoreUnavailableError } from '../store/store-errors.ts';
 import { parseWorkers, runPrimary, workerListening } from './workers.ts';
 
 export async function runServe(argv: string[]): Promise<void> {
@@ -29,10 +30,23 @@ export async function runServe(argv: string[]): Promise<void> {
     }
     throw error;
   }
-  if (cluster.isPrimary && workers > 1) {
-    runPrimary(config, workers);
-    return;
+  try {
+    if (cluster.isPrimary && workers > 1) {
+      await runPrimary(config, workers);
+      return;
+    }
+    await serve(config);
+  } catch (error) {
+    // The store could not be reached at start (PostgreSQL down, wrong URL): say so and exit 1.
+    if (error instanceof StoreUnavailableError) {
+      process.stderr.write(`modelgate: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
   }
+}
+
+async function serve(config: Config): Promise<void> {
   const gateway = await startGateway(config);
   if (cluster.isWorker) workerListening(gateway.url);
   else {

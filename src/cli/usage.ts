@@ -3,15 +3,14 @@
  * requests, tokens and cost from the usage ledger, the same figures as `GET /admin/usage`.
  */
 import { usage, usageBody } from '../admin/admin-api.ts';
-import { KeyStore } from '../keys/key-store.ts';
 import { formatUsageTable } from '../usage/report.ts';
-import { openStore, parseCommandLine, print, runCommand, UsageError } from './command.ts';
+import { parseCommandLine, print, runCommand, UsageError, withStore } from './command.ts';
 
 export const usageUsage = `usage: modelgate usage [--key NAME|ID] [--since 24h|DATE] [--until DATE] [--by model|key|day] [--json]
 options: --db PATH, --config FILE`;
 
 export function runUsage(argv: string[]): Promise<void> {
-  runCommand(() => {
+  return runCommand(async () => {
     const parsed = parseCommandLine(argv, ['key', 'since', 'until', 'by', 'db', 'config'], ['json']);
     if (parsed.positional.length > 0)
       throw new UsageError(`unexpected argument ${parsed.positional[0] ?? ''}`);
@@ -20,9 +19,8 @@ export function runUsage(argv: string[]): Promise<void> {
       const value = parsed.options.get(name);
       if (value !== undefined) search.set(name, value);
     }
-    const { database } = openStore(parsed);
-    try {
-      const report = usage(search, { store: new KeyStore(database), database, clock: Date.now });
+    await withStore(parsed, async ({ stores }) => {
+      const report = await usage(search, { store: stores.keys, usage: stores.usage, clock: Date.now });
       if (parsed.flags.has('json')) print(usageBody(report));
       else {
         const until = report.until === undefined ? 'now' : new Date(report.until).toISOString();
@@ -30,9 +28,6 @@ export function runUsage(argv: string[]): Promise<void> {
           `Usage by ${report.by} from ${new Date(report.since).toISOString()} to ${until}\n${formatUsageTable(report)}\n`,
         );
       }
-    } finally {
-      database.close();
-    }
+    });
   }, usageUsage);
-  return Promise.resolve();
 }

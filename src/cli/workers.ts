@@ -3,7 +3,7 @@
  * listening port (node:cluster: processes, each with its own event loop and heap). Limits stay
  * exact whatever the count because the workers share them in Redis; without MODELGATE_REDIS_URL
  * more than one worker is refused at start (each would keep its own limits and budgets: N× each).
- * The primary prepares the store once (migrations, the first key), restarts a worker that dies,
+ * The primary prepares the store once (migrations, the first key; PostgreSQL too), restarts a worker that dies,
  * and on SIGTERM/SIGINT tells every worker to drain and flush its ledger, then exits.
  */
 import cluster, { type Worker } from 'node:cluster';
@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 import type { Config } from '../config/config.ts';
 import { ConfigError } from '../config/load-config.ts';
 import { bootstrapClientKeys } from '../keys/client-keys.ts';
-import { openDatabase } from '../store/database.ts';
+import { openStores } from '../store/stores.ts';
 
 export function parseWorkers(value: string | undefined, config: Config): number {
   if (value === undefined) return 1;
@@ -36,11 +36,21 @@ export function workerListening(url: string): void {
   process.send?.(message);
 }
 
-export function runPrimary(config: Config, count: number): void {
+export async function runPrimary(config: Config, count: number): Promise<void> {
   // Migrations and the first key happen once, here, before any worker opens the store.
-  const database = openDatabase(config.databasePath);
-  const { generatedKey } = bootstrapClientKeys(database, config.staticKeys, Date.now(), config.unlimited);
-  database.close();
+  const stores = await openStores(config);
+  let generatedKey: string | undefined;
+  try {
+    ({ generatedKey } = await bootstrapClientKeys(
+      stores.keys,
+      stores.keySource,
+      config.staticKeys,
+      Date.now(),
+      config.unlimited,
+    ));
+  } finally {
+    await stores.close();
+  }
   let stopping = false;
   let announced = false;
   const fork = (): Worker => {

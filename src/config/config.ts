@@ -93,6 +93,13 @@ export interface Config {
   /** Largest accepted request body. */
   bodyLimitBytes: number;
   databasePath: string;
+  /**
+   * MODELGATE_DATABASE_URL: PostgreSQL holds the keys, the ledger and stored answers instead of the
+   * embedded file. Carries a password: never logged.
+   */
+  databaseUrl: string | undefined;
+  /** With PostgreSQL: the local file where ledger rows wait until the server has them. */
+  outboxPath: string;
   /** Client keys from MODELGATE_KEYS (plain; hashed on load, never logged). */
   staticKeys: string[];
   /** MODELGATE_ADMIN_KEY: opens `/admin/…`; undefined keeps it closed. Never logged. */

@@ -3,6 +3,7 @@
  * validated with clear messages; environment variables win over the file.
  */
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { familyIds, type FamilyId } from '../ir/index.ts';
@@ -101,6 +102,12 @@ const fileSchema = z.strictObject({
     })
     .optional(),
   database: z.string().min(1).optional(),
+  postgres: z
+    .strictObject({
+      url: z.string().min(1).optional(),
+      outbox: z.string().min(1).optional(),
+    })
+    .optional(),
   redis: z
     .strictObject({
       url: z.string().min(1).optional(),
@@ -208,11 +215,13 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
     idleMs: file.timeouts?.idleMs ?? 120_000,
   };
   const headersTimeoutMs = file.server?.headersTimeoutMs ?? 10_000;
+  const databasePath = nonEmpty(environment.MODELGATE_DB) ?? file.database ?? './data/modelgate.db';
   return {
     host: nonEmpty(environment.HOST) ?? file.server?.host ?? '127.0.0.1',
     port: environmentPort(environment.PORT) ?? file.server?.port ?? 8080,
     bodyLimitBytes: file.server?.bodyLimitBytes ?? defaultBodyLimitBytes,
-    databasePath: nonEmpty(environment.MODELGATE_DB) ?? file.database ?? './data/modelgate.db',
+    databasePath,
+    ...postgresConfig(file, environment, databasePath),
     staticKeys: staticKeysOf(environment),
     upstreams: buildUpstreams(file, environment),
     models,
@@ -330,6 +339,25 @@ function keyPolicyConfig(
     drainTimeoutMs: file.shutdown?.drainTimeoutMs ?? 30_000,
     strictOutputTokens: file.limits?.strictOutputTokens ?? false,
   };
+}
+
+/**
+ * PostgreSQL when MODELGATE_DATABASE_URL (or `postgres.url`) is set; its ledger outbox beside the
+ * embedded store's file unless MODELGATE_OUTBOX (or `postgres.outbox`) names one.
+ */
+function postgresConfig(
+  file: ConfigFile,
+  environment: Environment,
+  databasePath: string,
+): Pick<Config, 'databaseUrl' | 'outboxPath'> {
+  const databaseUrl = nonEmpty(environment.MODELGATE_DATABASE_URL) ?? file.postgres?.url;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\/[^\s]+$/.test(databaseUrl))
+    throw new ConfigError('MODELGATE_DATABASE_URL must be a postgres:// or postgresql:// URL');
+  const outboxPath =
+    nonEmpty(environment.MODELGATE_OUTBOX) ??
+    file.postgres?.outbox ??
+    join(databasePath === ':memory:' ? '.' : dirname(databasePath), 'ledger-outbox.db');
+  return { databaseUrl, outboxPath };
 }
 
 /** The shared limits store: Redis when MODELGATE_REDIS_URL (or `redis.url`) is set, else in memory. */

@@ -4,26 +4,38 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openDatabase } from '../store/database.ts';
-import { bootstrapClientKeys, hashKey, keyRecheckMs } from './client-keys.ts';
-import { KeyStore, emptyPolicy } from './key-store.ts';
+import { bootstrapClientKeys, hashKey, keyRecheckMs, type Unlimited } from './client-keys.ts';
+import { emptyPolicy } from './key-store.ts';
+import { SqliteKeyStore } from './sqlite-key-store.ts';
 
-test('with no keys configured, one is generated once and only its hash is stored', () => {
+/** The embedded store as the gateway bootstraps it: one object is both the store and the source. */
+function bootstrap(
+  database: ReturnType<typeof openDatabase>,
+  staticKeys: string[],
+  now: number,
+  unlimited?: Partial<Unlimited>,
+): ReturnType<typeof bootstrapClientKeys> {
+  const store = new SqliteKeyStore(database);
+  return bootstrapClientKeys(store, store, staticKeys, now, unlimited);
+}
+
+test('with no keys configured, one is generated once and only its hash is stored', async () => {
   const database = openDatabase(':memory:');
-  const first = bootstrapClientKeys(database, [], 1);
+  const first = await bootstrap(database, [], 1);
   assert.match(first.generatedKey ?? '', /^mg-[A-Za-z0-9_-]{32}$/);
   assert.equal(first.keys.authenticate(first.generatedKey, 1)?.name, 'default');
   const stored = (
     database.prepare('SELECT key_hash FROM client_keys').all() as Array<{ key_hash: string }>
   ).map((row) => ({ ...row }));
   assert.deepEqual(stored, [{ key_hash: hashKey(first.generatedKey ?? '') }]);
-  const second = bootstrapClientKeys(database, [], 2);
+  const second = await bootstrap(database, [], 2);
   assert.equal(second.generatedKey, undefined, 'printed only at the first start');
   assert.ok(second.keys.authenticate(first.generatedKey, 2));
 });
 
-test('static keys are accepted, every model, no budget, limited unless declared unlimited; anything else, hostile input included, is refused', () => {
+test('static keys are accepted, every model, no budget, limited unless declared unlimited; anything else, hostile input included, is refused', async () => {
   const database = openDatabase(':memory:');
-  const { keys, generatedKey } = bootstrapClientKeys(database, ['k-one', 'k-two'], 1, {
+  const { keys, generatedKey } = await bootstrap(database, ['k-one', 'k-two'], 1, {
     families: [],
     staticKeys: { 'static-2': ['beta'] },
   });
@@ -40,17 +52,17 @@ test('static keys are accepted, every model, no budget, limited unless declared 
   }
 });
 
-test('a change made by another connection (the CLI) applies within the recheck interval', () => {
+test('a change made by another connection (the CLI) applies within the recheck interval', async () => {
   const directory = mkdtempSync(join(tmpdir(), 'modelgate-keys-'));
   const path = join(directory, 'keys.db');
   const gateway = openDatabase(path);
-  const { keys } = bootstrapClientKeys(gateway, ['static'], 1_000);
+  const { keys } = await bootstrap(gateway, ['static'], 1_000);
   const cliDatabase = openDatabase(path);
-  const cli = new KeyStore(cliDatabase);
-  const created = cli.create('team', emptyPolicy, 1_000);
+  const cli = new SqliteKeyStore(cliDatabase);
+  const created = await cli.create('team', emptyPolicy, 1_000);
   // The cache read the store at 1 000 (bootstrap); a request past the interval sees the new key.
   assert.equal(keys.authenticate(created.key, 1_000 + keyRecheckMs)?.name, 'team');
-  cli.revoke('team', 2_000);
+  await cli.revoke('team', 2_000);
   assert.ok(keys.authenticate(created.key, 1_000 + keyRecheckMs + 1), 'still cached inside the interval');
   assert.equal(keys.authenticate(created.key, 1_000 + 2 * keyRecheckMs), undefined, 'revoked');
   cliDatabase.close();
@@ -58,10 +70,10 @@ test('a change made by another connection (the CLI) applies within the recheck i
   rmSync(directory, { recursive: true, force: true });
 });
 
-test('an expired key is refused from its expiry on', () => {
+test('an expired key is refused from its expiry on', async () => {
   const database = openDatabase(':memory:');
-  const { keys, store } = bootstrapClientKeys(database, ['static'], 0);
-  const { key } = store.create('short', { ...emptyPolicy, expiresAt: 5_000 }, 0);
+  const { keys } = await bootstrap(database, ['static'], 0);
+  const { key } = await new SqliteKeyStore(database).create('short', { ...emptyPolicy, expiresAt: 5_000 }, 0);
   keys.reload();
   assert.ok(keys.authenticate(key, 4_999));
   assert.equal(keys.authenticate(key, 5_000), undefined);

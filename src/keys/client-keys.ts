@@ -2,11 +2,18 @@
  * The gateway's view of client keys: static keys from MODELGATE_KEYS plus the store's active
  * keys, held in memory by SHA-256 hash. A presented key is hashed and looked up by hash, so no
  * comparison ever touches key material. The store is the source of truth: at most every
- * `recheckMs` a request checks the store's key generation (one indexed row) and reloads the
+ * `recheckMs` a request checks the source's key generation (one indexed row of the embedded
+ * store, or the PostgreSQL store's copy in memory, refreshed in the background) and reloads the
  * keys when anything changed, so a revoke made by another process applies within that time.
  */
-import { KeyStore, emptyPolicy, hashKey, type KeyPolicy } from './key-store.ts';
-import type { Database } from '../store/database.ts';
+import {
+  emptyPolicy,
+  hashKey,
+  KeyStoreError,
+  type KeyPolicy,
+  type KeySource,
+  type KeyStore,
+} from './key-store.ts';
 import type { FamilyId } from '../ir/index.ts';
 
 export { generateKey, hashKey } from './key-store.ts';
@@ -31,14 +38,14 @@ export class ClientKeys {
   readonly #static = new Map<string, ClientKey>();
   #byHash = new Map<string, ClientKey>();
   #byId = new Map<string, ClientKey>();
-  readonly #store: KeyStore | undefined;
+  readonly #store: KeySource | undefined;
   #generation = Number.NaN;
   #checkedAt = Number.NEGATIVE_INFINITY;
 
   /** Families every key is unlimited on (from config). */
   readonly #unlimitedFamilies: ReadonlySet<FamilyId>;
 
-  constructor(staticKeys: readonly string[], store?: KeyStore, unlimited: Partial<Unlimited> = {}) {
+  constructor(staticKeys: readonly string[], store?: KeySource, unlimited: Partial<Unlimited> = {}) {
     this.#unlimitedFamilies = new Set(unlimited.families ?? []);
     staticKeys.forEach((key, index) => {
       const id = `static-${index + 1}`;
@@ -75,9 +82,15 @@ export class ClientKeys {
   onChange: (() => void) | undefined;
 
   /** A key was created, changed or revoked through this process: reload now and tell the others. */
-  changed(): void {
-    this.reload();
+  async changed(): Promise<void> {
+    await this.refresh();
     this.onChange?.();
+  }
+
+  /** Brings the source up to date (a store over the network reads it now), then reloads. */
+  async refresh(): Promise<void> {
+    await this.#store?.refresh?.();
+    this.reload();
   }
 
   /** Loads the active keys from the store now (on a change here or pushed from another process). */
@@ -122,25 +135,31 @@ export interface Unlimited {
 
 export interface KeyBootstrap {
   keys: ClientKeys;
-  store: KeyStore;
   /** A key generated at this start, to print once; undefined when none was generated. */
   generatedKey: string | undefined;
 }
 
 /**
  * Static keys from MODELGATE_KEYS plus the store's active keys. With neither, one key is generated,
- * its hash stored, and the key returned so the caller can print it once.
+ * its hash stored, and the key returned so the caller can print it once. Instances starting at
+ * once on one shared store race for it: the one whose `default` key was created prints it.
  */
-export function bootstrapClientKeys(
-  database: Database,
+export async function bootstrapClientKeys(
+  store: KeyStore,
+  source: KeySource,
   staticKeys: readonly string[],
   now: number,
   unlimited: Partial<Unlimited> = {},
-): KeyBootstrap {
-  const store = new KeyStore(database);
+): Promise<KeyBootstrap> {
   let generatedKey: string | undefined;
-  if (staticKeys.length === 0 && store.activeKeys().length === 0) {
-    generatedKey = store.create('default', emptyPolicy, now).key;
+  if (staticKeys.length === 0 && source.activeKeys().length === 0) {
+    try {
+      generatedKey = (await store.create('default', emptyPolicy, now)).key;
+      await source.refresh?.();
+    } catch (error) {
+      if (!(error instanceof KeyStoreError && error.kind === 'conflict')) throw error;
+      await source.refresh?.();
+    }
   }
-  return { keys: new ClientKeys(staticKeys, store, unlimited), store, generatedKey };
+  return { keys: new ClientKeys(staticKeys, source, unlimited), generatedKey };
 }

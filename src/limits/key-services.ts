@@ -10,8 +10,8 @@ import { AdminKey } from '../keys/admin-key.ts';
 import { bootstrapClientKeys, type ClientKeys } from '../keys/client-keys.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { Logger } from '../log/logger.ts';
-import type { Database } from '../store/database.ts';
-import { UsageLedger } from '../usage/ledger.ts';
+import type { Stores } from '../store/stores.ts';
+import type { Ledger } from '../usage/ledger.ts';
 import { createAdmissionPolicy } from './admission-policy.ts';
 import { MemoryBudgets } from './budgets.ts';
 import { createHeaderScreen } from './header-screen.ts';
@@ -26,7 +26,7 @@ export interface KeyServices {
   generatedKey: string | undefined;
   adminKey: AdminKey;
   admission: AdmissionControl;
-  ledger: UsageLedger;
+  ledger: Ledger;
   /** Connects the shared store (when configured) and subscribes to key changes. */
   start(): Promise<void>;
   /** Closes the shared store's connections. */
@@ -35,17 +35,19 @@ export interface KeyServices {
 
 export async function createKeyServices(
   config: Config,
-  database: Database,
+  stores: Stores,
   logger: Logger,
   clock: () => number = Date.now,
 ): Promise<KeyServices> {
-  const { keys, store, generatedKey } = bootstrapClientKeys(
-    database,
+  const store = stores.keys;
+  const { keys, generatedKey } = await bootstrapClientKeys(
+    store,
+    stores.keySource,
     config.staticKeys,
     clock(),
     config.unlimited,
   );
-  const ledger = new UsageLedger(database, {
+  const ledger = stores.ledger({
     onError: (error) =>
       logger.error('usage ledger write failed; rows kept for the next batch', {
         cause: error instanceof Error ? error.message : 'unknown',
@@ -55,7 +57,7 @@ export async function createKeyServices(
   const priced = new Set(config.models.map((entry) => entry.name));
   const ceilings = priceCeilings(config);
   const pricing = new Map(config.models.map((entry) => [entry.name, entry.pricing]));
-  const shared = await sharedStores(config, store.spend(), logger);
+  const shared = await sharedStores(config, await store.spend(), logger);
   const limiter = new RateLimiter(shared.limits, config.rateLimits);
   const budgets = shared.budgets;
   const families = new Map(config.models.map((entry) => [entry.name, entry.family]));
@@ -99,7 +101,11 @@ export async function createKeyServices(
       // A key created, changed or revoked on one instance applies on all at once (the store's
       // generation is also rechecked every 250 ms, should a message be lost).
       await redis.subscribe(channel, () => {
-        keys.reload();
+        keys.refresh().catch((error: unknown) =>
+          logger.warn('key change pushed by another instance not read yet (the recheck will)', {
+            cause: error instanceof Error ? error.message : 'unknown',
+          }),
+        );
       });
       keys.onChange = () => {
         redis.publish(channel, 'changed').catch((error: unknown) =>

@@ -20,8 +20,8 @@ import type { AdminKey } from '../keys/admin-key.ts';
 import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { Logger } from '../log/logger.ts';
-import type { Database } from '../store/database.ts';
 import type { ResponseStore } from '../store/response-store.ts';
+import type { UsageReports } from '../usage/report.ts';
 import { RequestTimeline, timedSink } from '../usage/request-timeline.ts';
 import { adminRoute } from './admin-route.ts';
 import { methodNotAllowed, notAllowed, pathOf, safePath, sendError, sendJson } from './answers.ts';
@@ -45,7 +45,7 @@ export interface AppDependencies extends ChatDependencies {
   admin?: {
     adminKey: AdminKey;
     store: KeyStore;
-    database: Database;
+    usage: UsageReports;
   };
   /** Unix milliseconds (key expiry, limits); injectable for tests. */
   clock?: () => number;
@@ -209,7 +209,7 @@ async function route(
   }
   if (isStoredResponsePath(pathname)) {
     const stored = { keys: dependencies.keys, store: dependencies.responses, clock: state.clock };
-    storedResponsesRoute(request, pathname, search, stored, answer, baseHeaders);
+    await storedResponsesRoute(request, pathname, search, stored, answer, baseHeaders);
     return;
   }
   if (pathname === '/admin' || pathname.startsWith('/admin/')) {
@@ -298,7 +298,7 @@ async function route(
     // The Responses API answers with its own ids and keeps what it answered (responses-turn.ts).
     const turn =
       surface.id === 'responses'
-        ? beginResponsesTurn(body, key.id, dependencies.responses, state.clock(), dependencies.logger)
+        ? await beginResponsesTurn(body, key.id, dependencies.responses, state.clock(), dependencies.logger)
         : undefined;
     const call: ChatCall = {
       surface,
@@ -312,7 +312,7 @@ async function route(
     };
     if (turn !== undefined) call.turn = turn.turn;
     await handleChat(call, dependencies, context);
-    turn?.finish();
+    await turn?.finish();
   } catch (error) {
     // Refused before the whole request arrived (from its headers, or cut while reading it): the
     // rest of the upload is not read, the connection closes after the answer.

@@ -11,7 +11,8 @@ import type { ClientKeys } from '../keys/client-keys.ts';
 import type { ResponseStore } from '../store/response-store.ts';
 import type { Answer } from './admin-route.ts';
 import { safePath } from './answers.ts';
-import { responseNotFound } from './responses-turn.ts';
+import { StoreUnavailableError } from '../store/store-errors.ts';
+import { readStored, responseNotFound } from './responses-turn.ts';
 
 export interface StoredResponsesDependencies {
   keys: ClientKeys;
@@ -26,14 +27,14 @@ export function isStoredResponsePath(pathname: string): boolean {
   return pathname.startsWith(prefix) && pathname.length > prefix.length;
 }
 
-export function storedResponsesRoute(
+export async function storedResponsesRoute(
   request: IncomingMessage,
   pathname: string,
   search: URLSearchParams,
   dependencies: StoredResponsesDependencies,
   answer: Answer,
   baseHeaders: ResponseHeaders,
-): void {
+): Promise<void> {
   const fail = (error: GatewayError, headers: Record<string, string> = {}): void => {
     const wire = responsesSurface.encodeError(error);
     answer(wire.status, wire.body, { ...baseHeaders, ...wire.headers, ...headers });
@@ -66,12 +67,20 @@ export function storedResponsesRoute(
     return;
   }
   const store = dependencies.store;
-  if (request.method === 'DELETE') {
-    if (store?.delete(id, key.id) === true) answer(200, { id, object: 'response', deleted: true });
-    else fail(responseNotFound(id));
+  let stored;
+  try {
+    if (request.method === 'DELETE') {
+      if ((await store?.delete(id, key.id)) === true) answer(200, { id, object: 'response', deleted: true });
+      else fail(responseNotFound(id));
+      return;
+    }
+    stored = await readStored(store, id, key.id);
+  } catch (error) {
+    if (error instanceof GatewayError) fail(error);
+    else if (error instanceof StoreUnavailableError) fail(storeUnavailable(error));
+    else throw error;
     return;
   }
-  const stored = store?.get(id, key.id);
   if (stored === undefined) {
     fail(responseNotFound(id));
     return;
@@ -85,6 +94,13 @@ export function storedResponsesRoute(
       else throw error;
     }
   }
+}
+
+function storeUnavailable(cause: StoreUnavailableError): GatewayError {
+  return new GatewayError('unavailable', 'Stored responses are unavailable right now; retry shortly.', {
+    retryAfterSeconds: 1,
+    cause,
+  });
 }
 
 /** The `input_items` list page (`order` desc by default, `limit` 1–100, `after` an item id). */

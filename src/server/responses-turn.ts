@@ -8,14 +8,15 @@ import type { SurfaceTurn } from '../families/codec.ts';
 import { generateId } from '../gateway/ids.ts';
 import { GatewayError, invalidRequest, isJsonObject, type JsonObject, type JsonValue } from '../ir/index.ts';
 import type { Logger } from '../log/logger.ts';
-import type { ResponseStore } from '../store/response-store.ts';
+import type { ResponseStore, StoredResponse } from '../store/response-store.ts';
+import { StoreUnavailableError } from '../store/store-errors.ts';
 
 export interface ResponsesTurn {
   turn: SurfaceTurn;
   /** The body the surface decodes: the client's, its input preceded by the earlier conversation. */
   body: JsonObject;
-  /** After the answer: keep it (when it finished and the client did not say `store: false`). */
-  finish(): void;
+  /** After the answer: keep it (when it finished and the client did not say `store: false`); never throws. */
+  finish(): Promise<void>;
 }
 
 /** A message in the API's stored form: typed, its text as a content part. */
@@ -33,13 +34,13 @@ function inputItems(input: JsonValue | undefined): JsonValue[] {
   return Array.isArray(input) ? input.map(storedItem) : [];
 }
 
-export function beginResponsesTurn(
+export async function beginResponsesTurn(
   body: unknown,
   keyId: string,
   store: ResponseStore | undefined,
   now: number,
   logger: Logger,
-): ResponsesTurn | undefined {
+): Promise<ResponsesTurn | undefined> {
   // Not an object: the surface's decoder answers with the 400.
   if (!isJsonObject(body)) return undefined;
   let history: JsonValue[] = [];
@@ -47,7 +48,7 @@ export function beginResponsesTurn(
   if (previousId !== undefined && previousId !== null) {
     if (typeof previousId !== 'string')
       throw invalidRequest('previous_response_id: expected a string', 'previous_response_id');
-    const previous = store?.get(previousId, keyId);
+    const previous = await readStored(store, previousId, keyId);
     if (previous === undefined) {
       throw invalidRequest(`Previous response with id '${previousId}' not found.`, 'previous_response_id');
     }
@@ -67,10 +68,10 @@ export function beginResponsesTurn(
   return {
     turn,
     body: conversation === undefined ? body : { ...body, input: conversation },
-    finish: () => {
+    finish: async () => {
       if (answer === undefined || store === undefined || body.store === false) return;
       try {
-        store.put(keyId, {
+        await store.put(keyId, {
           id: turn.id,
           inputItems: conversation ?? inputItems(body.input),
           response: answer,
@@ -81,6 +82,24 @@ export function beginResponsesTurn(
       }
     },
   };
+}
+
+/** A stored answer; a store that cannot be reached is a 503 (retry later), not "not found". */
+export async function readStored(
+  store: ResponseStore | undefined,
+  id: string,
+  keyId: string,
+): Promise<StoredResponse | undefined> {
+  try {
+    return await store?.get(id, keyId);
+  } catch (error) {
+    if (error instanceof StoreUnavailableError)
+      throw new GatewayError('unavailable', 'Stored responses are unavailable right now; retry shortly.', {
+        retryAfterSeconds: 1,
+        cause: error,
+      });
+    throw error;
+  }
 }
 
 /** `GatewayError` for a response id this key cannot see (never says whether another key has it). */

@@ -9,8 +9,8 @@ import { createKeyServices } from '../limits/key-services.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
 import { createSimulator } from '../simulator/simulator.ts';
 import { createSimulatorTransport } from '../simulator/transport.ts';
-import { openDatabase } from '../store/database.ts';
-import { ResponseStore } from '../store/response-store.ts';
+import { urlPassword } from '../store/database-url.ts';
+import { openStores } from '../store/stores.ts';
 import { createHttpTransport } from '../upstream/http-transport.ts';
 import { createRequestHandler } from './app.ts';
 import { guardInFlight } from './overload.ts';
@@ -36,33 +36,33 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
       ),
     ),
     ...(config.adminKey === undefined ? [] : [config.adminKey]),
+    ...(config.databaseUrl === undefined ? [] : [config.databaseUrl, urlPassword(config.databaseUrl) ?? '']),
   ];
   const log = logger ?? createLogger(config.logLevel, secrets);
-  const database = openDatabase(config.databasePath);
-  const services = await createKeyServices(config, database, log);
+  const stores = await openStores(config, log);
+  const services = await createKeyServices(config, stores, log);
   const { keys, store, generatedKey, adminKey, admission, ledger } = services;
+  stores.start();
   await services.start();
   const simulator = createSimulator({
     timeToFirstTokenMs: config.simulator.timeToFirstTokenMs,
     interTokenDelayMs: config.simulator.interTokenDelayMs,
   });
-  const responses = new ResponseStore(database, config.responses.retentionMs);
+  const responses = stores.responses(config.responses.retentionMs);
   // Expired answers are purged at start and hourly (off the request path; the timer never holds the process).
   const purge = (): void => {
-    try {
-      responses.purge();
-    } catch (error) {
+    responses.purge().catch((error: unknown) => {
       log.warn('purging expired responses failed', {
         cause: error instanceof Error ? error.message : 'unknown',
       });
-    }
+    });
   };
   purge();
   const purgeTimer = setInterval(purge, 3_600_000).unref();
   const upstreams = new UpstreamRouter(config, createHttpTransport, createSimulatorTransport(simulator));
   const handler = createRequestHandler({
     admission,
-    admin: { adminKey, store, database },
+    admin: { adminKey, store, usage: stores.usage },
     config,
     keys,
     logger: log,
@@ -117,10 +117,10 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
         server.closeAllConnections();
         await closed;
         clearInterval(purgeTimer);
-        ledger.close();
+        await ledger.close();
         await services.close();
         await upstreams.close();
-        database.close();
+        await stores.close();
       })()),
   };
 }

@@ -83,11 +83,16 @@ const migrations: readonly string[] = [
 export type Database = DatabaseSync;
 
 export function openDatabase(path: string): Database {
+  return openMigrated(path).database;
+}
+
+/** Opens the store and applies the migrations it lacks; says which version it was at before. */
+export function openMigrated(path: string): { database: Database; from: number; to: number } {
   if (path !== ':memory:') createPrivately(path);
   const database = new DatabaseSync(path);
   database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
-  migrate(database);
-  return database;
+  const from = migrate(database);
+  return { database, from, to: migrations.length };
 }
 
 /**
@@ -96,7 +101,7 @@ export function openDatabase(path: string): Database {
  * valid empty database); SQLite gives its `-wal` and `-shm` files the database file's mode. An
  * existing file keeps the mode its owner gave it.
  */
-function createPrivately(path: string): void {
+export function createPrivately(path: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   try {
     closeSync(openSync(path, 'wx', 0o600));
@@ -105,7 +110,8 @@ function createPrivately(path: string): void {
   }
 }
 
-function migrate(database: Database): void {
+/** Returns the version the store was at. */
+function migrate(database: Database): number {
   const row = database.prepare('PRAGMA user_version').get() as { user_version: number } | undefined;
   const current = row?.user_version ?? 0;
   for (let version = current; version < migrations.length; version++) {
@@ -119,4 +125,5 @@ function migrate(database: Database): void {
       throw error;
     }
   }
+  return current;
 }

@@ -1,7 +1,8 @@
 /**
  * Stored Responses API answers (`previous_response_id`, `GET`/`DELETE /v1/responses/{id}`): the
  * answer and the whole input it answered, owned by the client key that created it, kept for the
- * configured retention. A key sees only its own: any other key's id reads as not found.
+ * configured retention. A key sees only its own: any other key's id reads as not found. Two stores
+ * keep them: the embedded one here and PostgreSQL (`postgres/pg-response-store.ts`).
  */
 import type { StatementSync } from 'node:sqlite';
 import type { JsonObject, JsonValue } from '../ir/index.ts';
@@ -15,12 +16,22 @@ export interface StoredResponse {
   response: JsonObject;
 }
 
-interface Row {
+export interface ResponseStore {
+  get(id: string, keyId: string): Promise<StoredResponse | undefined>;
+  put(keyId: string, stored: StoredResponse): Promise<void>;
+  /** True when the key had this response (and it is gone now). */
+  delete(id: string, keyId: string): Promise<boolean>;
+  /** Removes every expired response; returns how many. */
+  purge(): Promise<number>;
+}
+
+export interface StoredRow {
   input_items: string;
   response: string;
 }
 
-export class ResponseStore {
+/** The embedded store: each call runs its statement at once (the promise is already settled). */
+export class SqliteResponseStore implements ResponseStore {
   readonly #retentionMs: number;
   readonly #clock: () => number;
   readonly #select: StatementSync;
@@ -42,17 +53,12 @@ export class ResponseStore {
     this.#purge = database.prepare('DELETE FROM responses WHERE expires_at <= ?');
   }
 
-  get(id: string, keyId: string): StoredResponse | undefined {
-    const row = this.#select.get(id, keyId, this.#clock()) as Row | undefined;
-    if (row === undefined) return undefined;
-    return {
-      id,
-      inputItems: JSON.parse(row.input_items) as JsonValue[],
-      response: JSON.parse(row.response) as JsonObject,
-    };
+  async get(id: string, keyId: string): Promise<StoredResponse | undefined> {
+    const row = this.#select.get(id, keyId, this.#clock()) as StoredRow | undefined;
+    return Promise.resolve(row === undefined ? undefined : storedResponse(id, row));
   }
 
-  put(keyId: string, stored: StoredResponse): void {
+  async put(keyId: string, stored: StoredResponse): Promise<void> {
     const now = this.#clock();
     this.#insert.run(
       stored.id,
@@ -62,15 +68,23 @@ export class ResponseStore {
       JSON.stringify(stored.inputItems),
       JSON.stringify(stored.response),
     );
+    return Promise.resolve();
   }
 
-  /** True when the key had this response (and it is gone now). */
-  delete(id: string, keyId: string): boolean {
-    return Number(this.#delete.run(id, keyId, this.#clock()).changes) > 0;
+  async delete(id: string, keyId: string): Promise<boolean> {
+    return Promise.resolve(Number(this.#delete.run(id, keyId, this.#clock()).changes) > 0);
   }
 
-  /** Removes every expired response; returns how many. */
-  purge(): number {
-    return Number(this.#purge.run(this.#clock()).changes);
+  async purge(): Promise<number> {
+    return Promise.resolve(Number(this.#purge.run(this.#clock()).changes));
   }
+}
+
+/** A stored row (JSON text in both stores) as the caller gets it. */
+export function storedResponse(id: string, row: StoredRow): StoredResponse {
+  return {
+    id,
+    inputItems: JSON.parse(row.input_items) as JsonValue[],
+    response: JSON.parse(row.response) as JsonObject,
+  };
 }

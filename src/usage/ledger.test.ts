@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { openDatabase } from '../store/database.ts';
 import { flushWindowMs, UsageLedger, type LedgerRow } from './ledger.ts';
 import { usageReport } from './report.ts';
+import { SqliteLedgerWriter } from './sqlite-ledger-writer.ts';
 
 function row(overrides: Partial<LedgerRow> = {}): LedgerRow {
   return {
@@ -40,7 +41,7 @@ const count = (database: ReturnType<typeof openDatabase>): number =>
 test(`rows are written in one batch within ${flushWindowMs} ms, with the keys' spend`, (context) => {
   context.mock.timers.enable({ apis: ['setTimeout'] });
   const database = openDatabase(':memory:');
-  const ledger = new UsageLedger(database);
+  const ledger = new UsageLedger(new SqliteLedgerWriter(database));
   ledger.append(row());
   ledger.append(row({ requestId: 'req_2', costUsd: 0.5 }));
   ledger.append(row({ requestId: 'req_3', keyId: 'key-b', costUsd: 0 }));
@@ -64,7 +65,9 @@ test('a failed write keeps the rows and retries; close() writes what is pending'
   context.mock.timers.enable({ apis: ['setTimeout'] });
   const database = openDatabase(':memory:');
   const errors: unknown[] = [];
-  const ledger = new UsageLedger(database, { onError: (error) => errors.push(error) });
+  const ledger = new UsageLedger(new SqliteLedgerWriter(database), {
+    onError: (error) => errors.push(error),
+  });
   database.exec(
     "CREATE TRIGGER refuse BEFORE INSERT ON usage_ledger BEGIN SELECT RAISE(ABORT, 'disk full'); END",
   );
@@ -84,7 +87,7 @@ test('a failed write keeps the rows and retries; close() writes what is pending'
 
 test('the usage report groups by model, key and day; requests count once, tokens per attempt', () => {
   const database = openDatabase(':memory:');
-  const ledger = new UsageLedger(database);
+  const ledger = new UsageLedger(new SqliteLedgerWriter(database));
   const day2 = Date.parse('2026-03-02T23:59:00Z');
   ledger.append(
     row({
@@ -150,7 +153,7 @@ test('the usage report groups by model, key and day; requests count once, tokens
 
 test('large batches (multi-row inserts and the rest) keep every row and field', () => {
   const database = openDatabase(':memory:');
-  const ledger = new UsageLedger(database);
+  const ledger = new UsageLedger(new SqliteLedgerWriter(database));
   for (let index = 0; index < 130; index++)
     ledger.append(row({ requestId: `req_${index}`, outputTokens: index, costUsd: 0.001 }));
   assert.equal(ledger.flush(), 130);
@@ -169,7 +172,7 @@ test('large batches (multi-row inserts and the rest) keep every row and field', 
 
 test('a large backlog is written in slices, the event loop free between them; spend matches', async () => {
   const database = openDatabase(':memory:');
-  const ledger = new UsageLedger(database, { flushWindowMs: 1 });
+  const ledger = new UsageLedger(new SqliteLedgerWriter(database), { flushWindowMs: 1 });
   for (let index = 0; index < 600; index++) ledger.append(row({ requestId: `req_${index}`, costUsd: 0.001 }));
   // What other work (a request) sees between two turns of the event loop.
   const seen: number[] = [];

@@ -5,11 +5,11 @@
  * transaction and one transaction per macrotask, so a burst never stalls the requests in flight
  * for long (each slice is about a millisecond; 5,000 pending rows take some 20 of them). A
  * `kill -9` loses at most that window plus the slices; `close()` (graceful shutdown) writes
- * everything. Each transaction also adds its rows' cost to the keys' lifetime spend, so spend and
- * ledger never disagree.
+ * everything. The writer is the store's: the embedded store's (`sqlite-ledger-writer.ts`) adds each
+ * transaction's cost to the keys' lifetime spend, so spend and ledger never disagree; with
+ * PostgreSQL the rows go to a local outbox file that is shipped to the server
+ * (`store/postgres/ledger-outbox.ts`).
  */
-import type { SQLInputValue, StatementSync } from 'node:sqlite';
-import type { Database } from '../store/database.ts';
 
 /** How a row's attempt (or refused request) ended. */
 export type LedgerOutcome = 'ok' | 'aborted' | 'failed' | 'rejected';
@@ -54,6 +54,18 @@ export interface LedgerSink {
   append(row: LedgerRow): void;
 }
 
+/** The running gateway's ledger: appended on the request path, closed (everything written) at shutdown. */
+export interface Ledger extends LedgerSink {
+  /** Rows appended and not written yet. */
+  readonly pending: number;
+  close(): Promise<void>;
+}
+
+/** Writes one batch in one transaction, synchronously; throws when nothing was written. */
+export interface LedgerWriter {
+  write(batch: readonly LedgerRow[]): void;
+}
+
 /** The most a `kill -9` can lose (see README). */
 export const flushWindowMs = 100;
 /** Past this many pending rows a batch is written at once (bounded memory under bursts). */
@@ -68,11 +80,7 @@ export interface LedgerOptions {
 }
 
 export class UsageLedger implements LedgerSink {
-  readonly #database: Database;
-  readonly #insert: StatementSync;
-  /** Inserts `chunkRows` rows per call: fewer statement runs per batch. */
-  readonly #insertChunk: StatementSync;
-  readonly #addSpend: StatementSync;
+  readonly #writer: LedgerWriter;
   readonly #windowMs: number;
   readonly #onError: (error: unknown) => void;
   #pending: LedgerRow[] = [];
@@ -80,16 +88,10 @@ export class UsageLedger implements LedgerSink {
   #closed = false;
   #written = 0;
 
-  constructor(database: Database, options: LedgerOptions = {}) {
-    this.#database = database;
+  constructor(writer: LedgerWriter, options: LedgerOptions = {}) {
+    this.#writer = writer;
     this.#windowMs = Math.min(options.flushWindowMs ?? flushWindowMs, 200);
     this.#onError = options.onError ?? (() => undefined);
-    this.#insert = database.prepare(insertSql(1));
-    this.#insertChunk = database.prepare(insertSql(chunkRows));
-    this.#addSpend = database.prepare(
-      `INSERT INTO key_spend (key_id, spent_usd) VALUES (?, ?)
-       ON CONFLICT (key_id) DO UPDATE SET spent_usd = spent_usd + excluded.spent_usd`,
-    );
   }
 
   append(row: LedgerRow): void {
@@ -158,7 +160,7 @@ export class UsageLedger implements LedgerSink {
   /** Writes rows taken from the queue; on failure puts them back in front and retries later. */
   #writeBatch(batch: LedgerRow[]): boolean {
     try {
-      this.#write(batch);
+      this.#writer.write(batch);
     } catch (error) {
       this.#pending = batch.concat(this.#pending);
       this.#onError(error);
@@ -168,75 +170,9 @@ export class UsageLedger implements LedgerSink {
     this.#written += batch.length;
     return true;
   }
-
-  #write(batch: readonly LedgerRow[]): void {
-    const spend = new Map<string, number>();
-    for (const row of batch)
-      if (row.costUsd > 0) spend.set(row.keyId, (spend.get(row.keyId) ?? 0) + row.costUsd);
-    this.#database.exec('BEGIN');
-    try {
-      let index = 0;
-      for (; index + chunkRows <= batch.length; index += chunkRows) {
-        const values: SQLInputValue[] = [];
-        for (let offset = 0; offset < chunkRows; offset++)
-          pushValues(values, batch[index + offset] as LedgerRow);
-        this.#insertChunk.run(...values);
-      }
-      for (; index < batch.length; index++) {
-        const values: SQLInputValue[] = [];
-        pushValues(values, batch[index] as LedgerRow);
-        this.#insert.run(...values);
-      }
-      for (const [keyId, cost] of spend) this.#addSpend.run(keyId, cost);
-      this.#database.exec('COMMIT');
-    } catch (error) {
-      if (this.#database.isTransaction) this.#database.exec('ROLLBACK');
-      throw error;
-    }
-  }
 }
 
-/** Rows per multi-row INSERT (24 columns each: well under SQLite's parameter limit). */
-const chunkRows = 64;
-
-const columns = `request_id, attempt, final, created_at, key_id, surface, model, family, upstream_model,
-  deployment, stream, status, upstream_status, outcome, error, prompt_tokens, cached_tokens,
-  cache_write_tokens, output_tokens, cost_usd, usage_estimated, latency_ms, ttft_ms, overhead_ms`;
-const rowPlaceholders = `(${Array.from({ length: 24 }, () => '?').join(', ')})`;
-
-function insertSql(rows: number): string {
-  return `INSERT INTO usage_ledger (${columns}) VALUES ${Array.from({ length: rows }, () => rowPlaceholders).join(', ')}`;
-}
-
-function pushValues(values: SQLInputValue[], row: LedgerRow): void {
-  values.push(
-    row.requestId,
-    row.attempt,
-    row.final ? 1 : 0,
-    row.createdAt,
-    row.keyId,
-    row.surface,
-    row.model,
-    row.family,
-    row.upstreamModel ?? null,
-    row.deployment ?? null,
-    row.stream ? 1 : 0,
-    row.status,
-    row.upstreamStatus ?? null,
-    row.outcome,
-    row.error ?? null,
-    row.promptTokens,
-    row.cachedTokens,
-    row.cacheWriteTokens,
-    row.outputTokens,
-    row.costUsd,
-    row.usageEstimated ? 1 : 0,
-    roundMs(row.latencyMs),
-    roundMs(row.ttftMs),
-    roundMs(row.overheadMs),
-  );
-}
-
-function roundMs(value: number | undefined): number | null {
+/** Times are kept to a hundredth of a millisecond. */
+export function roundMs(value: number | undefined): number | null {
   return value === undefined ? null : Math.round(value * 100) / 100;
 }

@@ -44,6 +44,24 @@ export interface UsageReport {
   total: UsageLine;
 }
 
+/** Usage reports from a store's ledger (`names`: key id → key name, to show keys by name). */
+export interface UsageReports {
+  report(query: UsageQuery, names?: ReadonlyMap<string, string>): Promise<UsageReport>;
+}
+
+/** The embedded store's reports (the statement runs at once). */
+export class SqliteUsageReports implements UsageReports {
+  readonly #database: Database;
+
+  constructor(database: Database) {
+    this.#database = database;
+  }
+
+  async report(query: UsageQuery, names?: ReadonlyMap<string, string>): Promise<UsageReport> {
+    return Promise.resolve(usageReport(this.#database, query, names));
+  }
+}
+
 /** Fixed SQL per grouping: no identifier ever comes from input. */
 const groupExpressions: Readonly<Record<UsageGrouping, string>> = {
   model: 'model',
@@ -51,7 +69,8 @@ const groupExpressions: Readonly<Record<UsageGrouping, string>> = {
   day: "strftime('%Y-%m-%d', created_at / 1000, 'unixepoch')",
 };
 
-interface Row {
+/** What both stores report from: one row per group, sums over the query's ledger rows. */
+export interface UsageRow {
   grp: string;
   requests: number;
   errors: number;
@@ -92,7 +111,16 @@ export function usageReport(
        FROM usage_ledger WHERE ${conditions.join(' AND ')}
        GROUP BY grp ORDER BY grp`,
     )
-    .all(...values) as unknown as Row[];
+    .all(...values) as unknown as UsageRow[];
+  return reportFromRows(query, rows, names);
+}
+
+/** The report of a query from its grouped rows (numbers as the driver gave them). */
+export function reportFromRows(
+  query: UsageQuery,
+  rows: readonly UsageRow[],
+  names: ReadonlyMap<string, string>,
+): UsageReport {
   const lines = rows.map((row) => ({
     group: query.by === 'key' ? (names.get(row.grp) ?? row.grp) : row.grp,
     requests: row.requests,
@@ -107,7 +135,7 @@ export function usageReport(
   return { by: query.by, since: query.since, until: query.until, lines, total: sum(lines) };
 }
 
-function emptyReport(query: UsageQuery): UsageReport {
+export function emptyReport(query: UsageQuery): UsageReport {
   return { by: query.by, since: query.since, until: query.until, lines: [], total: sum([]) };
 }
 

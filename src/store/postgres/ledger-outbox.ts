@@ -1,0 +1,114 @@
+/**
+ * The ledger's local outbox (an embedded node:sqlite file, WAL): with PostgreSQL every ledger batch
+ * is first written here — the same local, synchronous, crash-safe write as the embedded store's —
+ * and shipped to the server from here (`ledger-shipper.ts`). A PostgreSQL outage therefore loses
+ * nothing and costs no memory: rows wait on disk, in order, until the server answers again.
+ *
+ * Several processes on one machine (workers, instances) may share the file: one of them at a time
+ * holds the shipping lease (renewed while it ships, free once it expires), so rows are not sent
+ * twice by two shippers at once — and if they were, the server's unique attempt id keeps one.
+ */
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { LedgerRow, LedgerWriter } from '../../usage/ledger.ts';
+import { createPrivately } from '../database.ts';
+
+export interface OutboxEntry {
+  seq: number;
+  row: LedgerRow;
+}
+
+/** Rows per multi-row INSERT. */
+const chunkRows = 64;
+
+export class LedgerOutbox implements LedgerWriter {
+  readonly path: string;
+  readonly #database: DatabaseSync;
+  readonly #insert: StatementSync;
+  readonly #insertChunk: StatementSync;
+  readonly #take: StatementSync;
+  readonly #remove: StatementSync;
+  readonly #count: StatementSync;
+  readonly #first: StatementSync;
+  readonly #lease: StatementSync;
+  readonly #release: StatementSync;
+
+  constructor(path: string) {
+    this.path = path;
+    if (path !== ':memory:') createPrivately(path);
+    this.#database = new DatabaseSync(path);
+    this.#database.exec(
+      `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;
+       CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, row TEXT NOT NULL);
+       CREATE TABLE IF NOT EXISTS ship_lease (
+         name TEXT PRIMARY KEY, holder TEXT NOT NULL, until INTEGER NOT NULL
+       );`,
+    );
+    const values = (rows: number): string => Array.from({ length: rows }, () => '(?)').join(', ');
+    this.#insert = this.#database.prepare(`INSERT INTO outbox (row) VALUES ${values(1)}`);
+    this.#insertChunk = this.#database.prepare(`INSERT INTO outbox (row) VALUES ${values(chunkRows)}`);
+    this.#take = this.#database.prepare('SELECT seq, row FROM outbox ORDER BY seq LIMIT ?');
+    this.#remove = this.#database.prepare('DELETE FROM outbox WHERE seq BETWEEN ? AND ?');
+    this.#count = this.#database.prepare('SELECT count(*) AS n FROM outbox');
+    this.#first = this.#database.prepare('SELECT seq FROM outbox LIMIT 1');
+    this.#lease = this.#database.prepare(
+      `INSERT INTO ship_lease (name, holder, until) VALUES ('ship', ?, ?)
+       ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until
+       WHERE ship_lease.holder = excluded.holder OR ship_lease.until < ?`,
+    );
+    this.#release = this.#database.prepare(
+      "UPDATE ship_lease SET until = 0 WHERE name = 'ship' AND holder = ?",
+    );
+  }
+
+  /** One transaction per batch (the `UsageLedger` calls this off the request path). */
+  write(batch: readonly LedgerRow[]): void {
+    this.#database.exec('BEGIN');
+    try {
+      let index = 0;
+      for (; index + chunkRows <= batch.length; index += chunkRows) {
+        const values: SQLInputValue[] = [];
+        for (let offset = 0; offset < chunkRows; offset++) values.push(JSON.stringify(batch[index + offset]));
+        this.#insertChunk.run(...values);
+      }
+      for (; index < batch.length; index++) this.#insert.run(JSON.stringify(batch[index]));
+      this.#database.exec('COMMIT');
+    } catch (error) {
+      if (this.#database.isTransaction) this.#database.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  /** The oldest rows, in the order they were written. */
+  take(limit: number): OutboxEntry[] {
+    const rows = this.#take.all(limit) as unknown as { seq: number; row: string }[];
+    return rows.map((entry) => ({ seq: entry.seq, row: JSON.parse(entry.row) as LedgerRow }));
+  }
+
+  /** Forgets rows the server has (from `take`: a run of the lowest sequence numbers). */
+  remove(entries: readonly OutboxEntry[]): void {
+    const first = entries[0];
+    const last = entries.at(-1);
+    if (first !== undefined && last !== undefined) this.#remove.run(first.seq, last.seq);
+  }
+
+  hasRows(): boolean {
+    return this.#first.get() !== undefined;
+  }
+
+  get size(): number {
+    return (this.#count.get() as { n: number }).n;
+  }
+
+  /** Takes or renews the shipping lease; false while another live process holds it. */
+  lease(holder: string, now: number, ttlMs: number): boolean {
+    return Number(this.#lease.run(holder, now + ttlMs, now).changes) > 0;
+  }
+
+  release(holder: string): void {
+    this.#release.run(holder);
+  }
+
+  close(): void {
+    this.#database.close();
+  }
+}

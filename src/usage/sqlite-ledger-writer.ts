@@ -1,0 +1,92 @@
+/**
+ * The embedded store's ledger writer: a batch in one transaction, 64-row inserts, and the batch's
+ * cost added to each key's lifetime spend in the same transaction (spend and ledger never disagree).
+ */
+import type { SQLInputValue, StatementSync } from 'node:sqlite';
+import type { Database } from '../store/database.ts';
+import { roundMs, type LedgerRow, type LedgerWriter } from './ledger.ts';
+
+export class SqliteLedgerWriter implements LedgerWriter {
+  readonly #database: Database;
+  readonly #insert: StatementSync;
+  /** Inserts `chunkRows` rows per call: fewer statement runs per batch. */
+  readonly #insertChunk: StatementSync;
+  readonly #addSpend: StatementSync;
+
+  constructor(database: Database) {
+    this.#database = database;
+    this.#insert = database.prepare(insertSql(1));
+    this.#insertChunk = database.prepare(insertSql(chunkRows));
+    this.#addSpend = database.prepare(
+      `INSERT INTO key_spend (key_id, spent_usd) VALUES (?, ?)
+       ON CONFLICT (key_id) DO UPDATE SET spent_usd = spent_usd + excluded.spent_usd`,
+    );
+  }
+
+  write(batch: readonly LedgerRow[]): void {
+    const spend = new Map<string, number>();
+    for (const row of batch)
+      if (row.costUsd > 0) spend.set(row.keyId, (spend.get(row.keyId) ?? 0) + row.costUsd);
+    this.#database.exec('BEGIN');
+    try {
+      let index = 0;
+      for (; index + chunkRows <= batch.length; index += chunkRows) {
+        const values: SQLInputValue[] = [];
+        for (let offset = 0; offset < chunkRows; offset++)
+          pushValues(values, batch[index + offset] as LedgerRow);
+        this.#insertChunk.run(...values);
+      }
+      for (; index < batch.length; index++) {
+        const values: SQLInputValue[] = [];
+        pushValues(values, batch[index] as LedgerRow);
+        this.#insert.run(...values);
+      }
+      for (const [keyId, cost] of spend) this.#addSpend.run(keyId, cost);
+      this.#database.exec('COMMIT');
+    } catch (error) {
+      if (this.#database.isTransaction) this.#database.exec('ROLLBACK');
+      throw error;
+    }
+  }
+}
+
+/** Rows per multi-row INSERT (24 columns each: well under SQLite's parameter limit). */
+const chunkRows = 64;
+
+const columns = `request_id, attempt, final, created_at, key_id, surface, model, family, upstream_model,
+  deployment, stream, status, upstream_status, outcome, error, prompt_tokens, cached_tokens,
+  cache_write_tokens, output_tokens, cost_usd, usage_estimated, latency_ms, ttft_ms, overhead_ms`;
+const rowPlaceholders = `(${Array.from({ length: 24 }, () => '?').join(', ')})`;
+
+function insertSql(rows: number): string {
+  return `INSERT INTO usage_ledger (${columns}) VALUES ${Array.from({ length: rows }, () => rowPlaceholders).join(', ')}`;
+}
+
+function pushValues(values: SQLInputValue[], row: LedgerRow): void {
+  values.push(
+    row.requestId,
+    row.attempt,
+    row.final ? 1 : 0,
+    row.createdAt,
+    row.keyId,
+    row.surface,
+    row.model,
+    row.family,
+    row.upstreamModel ?? null,
+    row.deployment ?? null,
+    row.stream ? 1 : 0,
+    row.status,
+    row.upstreamStatus ?? null,
+    row.outcome,
+    row.error ?? null,
+    row.promptTokens,
+    row.cachedTokens,
+    row.cacheWriteTokens,
+    row.outputTokens,
+    row.costUsd,
+    row.usageEstimated ? 1 : 0,
+    roundMs(row.latencyMs),
+    roundMs(row.ttftMs),
+    roundMs(row.overheadMs),
+  );
+}
