@@ -264,12 +264,12 @@ describe('the PostgreSQL store on a real server', { skip, timeout: 300_000 }, ()
       shipper.wake();
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    assert.equal(outbox.size, 2_500, 'every row waits on disk');
+    assert.equal(outbox.count(), 2_500, 'every row waits on disk');
     await assert.rejects(new PgKeyStore(connection).list(), StoreUnavailableError);
     await postgres.start();
     const deadline = Date.now() + 30_000;
-    while (outbox.size > 0) {
-      assert.ok(Date.now() < deadline, `${outbox.size} rows still waiting`);
+    while (outbox.count() > 0) {
+      assert.ok(Date.now() < deadline, `${outbox.count()} rows still waiting`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const [{ n: afterwards } = { n: 0 }] = await connection.query<{ n: number }>(

@@ -95,7 +95,7 @@ export class LedgerOutbox implements LedgerWriter {
     return this.#first.get() !== undefined;
   }
 
-  get size(): number {
+  count(): number {
     return (this.#count.get() as { n: number }).n;
   }
 

@@ -132,7 +132,7 @@ export class LedgerShipper {
       if (this.#outbox.hasRows()) await new Promise((resolve) => setTimeout(resolve, this.#idleMs));
     }
     this.#outbox.release(this.#holder);
-    return this.#outbox.size;
+    return this.#outbox.count();
   }
 
   #schedule(delayMs: number): void {
