@@ -11,14 +11,14 @@ import type { Admission, AdmissionControl, LimitsQuery, RequestContext } from '.
 import type { ChatCall } from '../gateway/chat-call.ts';
 import type { Delivery } from '../gateway/deliver.ts';
 import type { PreparedRequest } from '../gateway/prepare-request.ts';
-import { GatewayError } from '../ir/index.ts';
+import { GatewayError, type FamilyId } from '../ir/index.ts';
 import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
 import type { Logger } from '../log/logger.ts';
 import { accountDelivery, ledgerRows, refusalRow } from '../usage/ledger-rows.ts';
 import type { LedgerSink } from '../usage/ledger.ts';
-import type { BudgetStore, Reservation } from './budgets.ts';
+import type { BudgetHold, BudgetStore, Reservation } from './budgets.ts';
 import { estimateRequest, type Estimate } from './estimate.ts';
-import type { RateLimiter, Refusal } from './rate-limiter.ts';
+import type { Acquisition, RateLimiter, Refusal } from './rate-limiter.ts';
 
 export interface PolicyDependencies {
   keys: ClientKeys;
@@ -35,6 +35,11 @@ export interface PolicyDependencies {
   clock: () => number;
   logger: Logger;
 }
+
+/** A budget refusal, or the hold (when one was taken) and the rate limiter's answer. */
+type HeldAndAcquired =
+  | { over: { spentUsd: number; budgetUsd: number } }
+  | { reservation: Reservation | undefined; acquired: Acquisition };
 
 /** What an admitted request holds until it settles: estimated tokens taken, budget reserved. */
 interface Held {
@@ -115,6 +120,37 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
     };
   };
 
+  /**
+   * A key with a budget: its hold and the rate-limit draw. A shared store that can takes both in
+   * one step (one round trip, all or nothing); otherwise the hold first, then the draw, and the
+   * hold goes back when the draw fails (refused by a window: the caller gives it back).
+   */
+  const holdAndAcquire = async (
+    hold: BudgetHold,
+    key: ClientKey,
+    family: FamilyId,
+    tokens: number,
+    now: number,
+    requests: number,
+  ): Promise<HeldAndAcquired> => {
+    if (budgets.reserveWithDraws !== undefined) {
+      const draws = limiter.draws(key, family, tokens, requests);
+      const { budget, draw } = await budgets.reserveWithDraws(hold, draws);
+      if (!budget.admitted) return { over: budget };
+      const acquired = limiter.acquisition(draw, tokens, requests, now);
+      // Refused by a window: the script took no hold either, so there is nothing to give back.
+      return { reservation: acquired.refusal === undefined ? budget.reservation : undefined, acquired };
+    }
+    const reserved = await budgets.reserve(hold.keyId, hold.budgetUsd, hold.worstCaseUsd);
+    if (!reserved.admitted) return { over: reserved };
+    const acquired = await limiter.acquire(key, family, tokens, now, requests).catch((error: unknown) => {
+      // The shared store could not answer (a 503): the budget hold goes back at once.
+      quietly(budgets.release(reserved.reservation));
+      throw error;
+    });
+    return { reservation: reserved.reservation, acquired };
+  };
+
   return {
     async admit(call: ChatCall, prepared: PreparedRequest, context: RequestContext) {
       const now = clock();
@@ -146,6 +182,8 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
         tokensPerMinute,
       );
       let reservation: Reservation | undefined;
+      let acquired: Acquisition;
+      const requests = candidatesOf(prepared);
       if (key.budgetUsd !== undefined) {
         if (!dependencies.isPriced(entry)) {
           await report();
@@ -156,22 +194,17 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
             ),
           );
         }
-        const reserved = await budgets.reserve(key.id, key.budgetUsd, estimate.worstCaseUsd);
-        if (!reserved.admitted) {
+        const hold = { keyId: key.id, budgetUsd: key.budgetUsd, worstCaseUsd: estimate.worstCaseUsd };
+        const held = await holdAndAcquire(hold, key, family, estimate.tokens, now, requests);
+        if ('over' in held) {
           await report();
           // A spent budget does not come back by waiting: tells the SDKs not to retry.
           call.sink.headers['x-should-retry'] = 'false';
-          return refuse(overBudget(reserved.spentUsd, reserved.budgetUsd));
+          return refuse(overBudget(held.over.spentUsd, held.over.budgetUsd));
         }
-        reservation = reserved.reservation;
-      }
-      const acquired = await limiter
-        .acquire(key, family, estimate.tokens, now, candidatesOf(prepared))
-        .catch((error: unknown) => {
-          // The shared store could not answer (a 503): the budget hold goes back at once.
-          if (reservation !== undefined) quietly(budgets.release(reservation));
-          throw error;
-        });
+        reservation = held.reservation;
+        acquired = held.acquired;
+      } else acquired = await limiter.acquire(key, family, estimate.tokens, now, requests);
       setLimitHeaders(call.surface, call.sink.headers, context, acquired.state);
       // Decided by this process alone while the shared store was unreachable (`onStoreFailure: local`).
       if (acquired.local) call.sink.headers['x-modelgate-limits'] = 'local';

@@ -8,6 +8,7 @@
  * Asynchronous like the rate-limit store, so a shared store can back it later; the in-memory
  * store is exact because each check-and-reserve runs synchronously.
  */
+import type { Draw, DrawResult } from './rate-limit-store.ts';
 
 export interface Reservation {
   keyId: string;
@@ -19,9 +20,28 @@ export interface Reservation {
 export type ReserveResult =
   { admitted: true; reservation: Reservation } | { admitted: false; spentUsd: number; budgetUsd: number };
 
+/** A request's hold on its key's budget. */
+export interface BudgetHold {
+  keyId: string;
+  budgetUsd: number;
+  worstCaseUsd: number;
+}
+
+export interface HoldAndDraw {
+  budget: ReserveResult;
+  /** When the budget refused, nothing was drawn either: the buckets as they are. */
+  draw: DrawResult;
+}
+
 export interface BudgetStore {
   /** Reserves `worstCaseUsd` for the key when its committed spend is below `budgetUsd`. */
   reserve(keyId: string, budgetUsd: number, worstCaseUsd: number): Promise<ReserveResult>;
+  /**
+   * A shared store's one-step admission: the hold and the rate-limit `draws` checked and taken
+   * together in one round trip, or nothing taken. Absent in memory, where reserving and drawing
+   * run back to back in one process and nothing can come between them.
+   */
+  reserveWithDraws?: (hold: BudgetHold, draws: readonly Draw[]) => Promise<HoldAndDraw>;
   /** Replaces a reservation with what the request really cost (0 when nothing was billed). */
   settle(reservation: Reservation, costUsd: number): Promise<void>;
   /** Gives a reservation back unused (the request was refused after reserving). */

@@ -5,7 +5,7 @@
  */
 import type { RateLimitState } from '../families/codec.ts';
 import type { FamilyId } from '../ir/index.ts';
-import type { Bucket, RateLimitStore } from './rate-limit-store.ts';
+import type { Bucket, Draw, DrawResult, RateLimitStore } from './rate-limit-store.ts';
 
 export interface FamilyLimits {
   requestsPerMinute: number;
@@ -67,14 +67,21 @@ export class RateLimiter {
     now: number,
     requestCount = 1,
   ): Promise<Acquisition> {
+    const draws = this.draws(key, family, tokens, requestCount);
+    return this.acquisition(await this.#store.draw(draws, now), tokens, requestCount, now);
+  }
+
+  /** What `acquire` draws: `requestCount` requests and `tokens` tokens from the key's windows. */
+  draws(key: LimitedKey, family: FamilyId, tokens: number, requestCount = 1): Draw[] {
     const [requests, tokenBucket] = this.#buckets(key, family);
-    const result = await this.#store.draw(
-      [
-        { bucket: requests, amount: requestCount },
-        { bucket: tokenBucket, amount: tokens },
-      ],
-      now,
-    );
+    return [
+      { bucket: requests, amount: requestCount },
+      { bucket: tokenBucket, amount: tokens },
+    ];
+  }
+
+  /** A draw's result (from the store, or a store's one-step admission with a budget) as an acquisition. */
+  acquisition(result: DrawResult, tokens: number, requestCount: number, now: number): Acquisition {
     const state = toState(result.states, now);
     const local = result.local === true;
     if (result.allowed) return { state, local, refusal: undefined };

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createClient } from 'redis';
 import { GatewayError } from '../../src/ir/index.ts';
 import { MemoryRateLimitStore } from '../../src/limits/rate-limit-store.ts';
 import { RateLimiter } from '../../src/limits/rate-limiter.ts';
@@ -196,6 +197,59 @@ describe('Redis stores', { skip }, () => {
       assert.ok(performance.now() - fast < 20, 'failing fast once the breaker is open');
     } finally {
       redis.thaw();
+    }
+  });
+  test('a request with a budget is one round trip: the hold and the buckets are taken together or not at all', async () => {
+    const space = prefix();
+    const made = await connection();
+    const buckets = new RedisRateLimitStore(made, space);
+    const budgets = new RedisBudgets(made, {
+      prefix: space,
+      holdTtlMs: 60_000,
+      initialSpend: new Map(),
+      onError: () => undefined,
+      buckets,
+    });
+    const together = budgets.reserveWithDraws;
+    assert.ok(together !== undefined, 'a Redis budget store with buckets admits in one step');
+    const limiter = new RateLimiter(buckets, limits);
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    try {
+      const evalCalls = async (): Promise<number> => {
+        const stats = await client.info('commandstats');
+        return Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+      };
+      const held = async (keyId: string): Promise<number> =>
+        Number((await client.hGet(`${space}{${keyId}}:budget`, 'held')) ?? 0) / 1e6;
+      const admit = (key: { id: string; rpm: number; tpm: undefined }, budgetUsd: number) =>
+        together({ keyId: key.id, budgetUsd, worstCaseUsd: 0.3 }, limiter.draws(key, 'beta', 100));
+
+      // Two requests a minute, a budget of 1 USD at 0.3 a request: the third is refused by its
+      // window while the budget still has room, and takes no hold.
+      const windowed = { id: 'windowed', rpm: 2, tpm: undefined };
+      const before = await evalCalls();
+      const first = await admit(windowed, 1);
+      assert.equal((await evalCalls()) - before, 1, 'one EVALSHA for the hold and both buckets');
+      assert.ok(first.budget.admitted && first.draw.allowed);
+      assert.ok((await admit(windowed, 1)).draw.allowed);
+      const third = await admit(windowed, 1);
+      assert.equal(third.draw.allowed, false);
+      assert.equal(third.draw.refusedBy, 0, 'refused by the requests window');
+      assert.equal(await held('windowed'), 0.6, 'the refused request holds nothing');
+
+      // A budget of 0.5 USD: admitted while spent + held < budget, so two; the third is refused by
+      // the budget and draws nothing from the windows.
+      const budgeted = { id: 'budgeted', rpm: 10, tpm: undefined };
+      assert.ok((await admit(budgeted, 0.5)).draw.allowed);
+      assert.ok((await admit(budgeted, 0.5)).draw.allowed);
+      const refused = await admit(budgeted, 0.5);
+      assert.equal(refused.budget.admitted, false);
+      assert.equal(await held('budgeted'), 0.6);
+      const state = await limiter.state(budgeted, 'beta', Date.now());
+      assert.equal(state.requests.remaining, 8, 'two requests drawn, the refused one none');
+    } finally {
+      await client.quit();
     }
   });
 });

@@ -7,11 +7,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../ir/index.ts';
-import type { BudgetStore, Reservation, ReserveResult } from '../budgets.ts';
+import type { BudgetHold, BudgetStore, HoldAndDraw, Reservation, ReserveResult } from '../budgets.ts';
+import type { Draw } from '../rate-limit-store.ts';
 import { type RedisConnection, script } from './redis-connection.ts';
-import { reserveScript, settleScript } from './scripts.ts';
+import type { RedisRateLimitStore } from './redis-rate-limit-store.ts';
+import { admitScript, reserveScript, settleScript } from './scripts.ts';
 
 const reserve = script(reserveScript);
+const admit = script(admitScript);
 const settle = script(settleScript);
 
 /** How long a settlement marker guards against a replay (a settle is retried at once, if ever). */
@@ -24,6 +27,12 @@ export interface RedisBudgetOptions {
   /** Lifetime spend per key id from the ledger: where Redis starts when it has no figure yet. */
   initialSpend: ReadonlyMap<string, number>;
   onError: (error: unknown) => void;
+  /**
+   * The rate-limit store on the same Redis: with it, a request with a budget is admitted in one
+   * round trip (`admitScript`: the hold and the buckets together). A client's budget and buckets
+   * share its hash tag, so one script may touch them all on a Redis Cluster too.
+   */
+  buckets?: RedisRateLimitStore;
 }
 
 export class RedisBudgets implements BudgetStore {
@@ -32,33 +41,66 @@ export class RedisBudgets implements BudgetStore {
   /** Last spend Redis reported per key (for `spent`). */
   readonly #spent = new Map<string, number>();
 
+  readonly reserveWithDraws?: (hold: BudgetHold, draws: readonly Draw[]) => Promise<HoldAndDraw>;
+
   constructor(redis: RedisConnection, options: RedisBudgetOptions) {
     this.#redis = redis;
     this.#options = options;
+    const buckets = options.buckets;
+    if (buckets !== undefined)
+      this.reserveWithDraws = async (hold, draws) => {
+        const { keys, args } = buckets.bucketArguments(draws);
+        const id = randomUUID();
+        const reply = await this.#hold(admit, hold, id, keys, args);
+        return { budget: this.#reserved(hold, id, reply), draw: buckets.drawResult(draws, reply, 3) };
+      };
   }
 
   async reserve(keyId: string, budgetUsd: number, worstCaseUsd: number): Promise<ReserveResult> {
+    const hold = { keyId, budgetUsd, worstCaseUsd };
     const id = randomUUID();
-    const amount = Math.ceil(worstCaseUsd * 1e6);
-    let reply: unknown;
+    return this.#reserved(hold, id, await this.#hold(reserve, hold, id, [], []));
+  }
+
+  /** Runs a hold script (budget keys first, then `keys`; the hold's arguments, then `args`). */
+  async #hold(
+    which: typeof reserve,
+    { keyId, budgetUsd, worstCaseUsd }: BudgetHold,
+    id: string,
+    keys: readonly string[],
+    args: readonly number[],
+  ): Promise<number[]> {
+    const holdArgs = [Math.round(budgetUsd * 1e6), this.#amount(worstCaseUsd), id];
     try {
-      reply = await this.#redis.run(reserve, this.#keys(keyId, id).slice(0, 3), [
-        Math.round(budgetUsd * 1e6),
-        amount,
-        id,
-        this.#options.holdTtlMs,
-        this.#seed(keyId),
-      ]);
+      const reply = await this.#redis.run(
+        which,
+        [...this.#keys(keyId, id).slice(0, 3), ...keys],
+        [...holdArgs, this.#options.holdTtlMs, this.#seed(keyId), ...args],
+      );
+      if (!Array.isArray(reply)) throw new Error('unexpected reply from the budget script');
+      return reply as number[];
     } catch (error) {
       throw new GatewayError('unavailable', 'Budgets cannot be checked right now. Try again shortly.', {
         retryAfterSeconds: 1,
         cause: error,
       });
     }
-    const [admitted, spent] = reply as [number, number, number];
+  }
+
+  /** A hold script's reply (admitted, spent, held) as the reservation's result. */
+  #reserved({ keyId, budgetUsd, worstCaseUsd }: BudgetHold, id: string, reply: number[]): ReserveResult {
+    const [admitted = 0, spent = 0] = reply;
     this.#spent.set(keyId, spent / 1e6);
     if (admitted !== 1) return { admitted: false, spentUsd: spent / 1e6, budgetUsd };
-    return { admitted: true, reservation: { keyId, amountUsd: amount / 1e6, holdId: id } };
+    return {
+      admitted: true,
+      reservation: { keyId, amountUsd: this.#amount(worstCaseUsd) / 1e6, holdId: id },
+    };
+  }
+
+  /** Holds round up to the micro-dollar. */
+  #amount(worstCaseUsd: number): number {
+    return Math.ceil(worstCaseUsd * 1e6);
   }
 
   settle(reservation: Reservation, costUsd: number): Promise<void> {

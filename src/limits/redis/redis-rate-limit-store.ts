@@ -29,14 +29,20 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async draw(draws: readonly Draw[], _now: number): Promise<DrawResult> {
-    const reply = await this.#run('draw', draws);
-    const states = this.#states(draws, reply);
-    const allowed = reply[0] === 1;
-    const retry = reply[2] ?? 0;
+    return this.drawResult(draws, await this.#run('draw', draws));
+  }
+
+  /**
+   * `bucketsScript`'s reply (from `offset`) as a draw's result: another script (the budget's
+   * one-step admission) checks the same buckets and answers in the same form.
+   */
+  drawResult(draws: readonly Draw[], reply: readonly number[], offset = 0): DrawResult {
+    const allowed = reply[offset] === 1;
+    const retry = reply[offset + 2] ?? 0;
     return {
       allowed,
-      states,
-      refusedBy: allowed ? undefined : (reply[1] ?? 0),
+      states: this.#states(draws, reply, offset),
+      refusedBy: allowed ? undefined : (reply[offset + 1] ?? 0),
       retryAfterMs: retry < 0 ? Number.POSITIVE_INFINITY : retry,
     };
   }
@@ -55,24 +61,30 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async #run(mode: string, draws: readonly Draw[]): Promise<number[]> {
+    const { keys, args } = this.bucketArguments(draws);
+    const reply = await this.#redis.run(buckets, keys, [mode, ...args]);
+    if (!Array.isArray(reply)) throw new Error('unexpected reply from the rate-limit script');
+    return reply as number[];
+  }
+
+  /** The buckets' Redis keys and, per bucket, the script's four arguments. */
+  bucketArguments(draws: readonly Draw[]): { keys: string[]; args: number[] } {
     const keys: string[] = [];
-    const args: (string | number)[] = [mode];
+    const args: number[] = [];
     for (const { bucket, amount } of draws) {
       const scaled = this.#scaledOf(bucket);
       keys.push(this.#keyOf(bucket));
       // Whole units only: the store works in integers (an estimate is already whole).
       args.push(Math.round(amount), scaled.step, scaled.leak, scaled.cap);
     }
-    const reply = await this.#redis.run(buckets, keys, args);
-    if (!Array.isArray(reply)) throw new Error('unexpected reply from the rate-limit script');
-    return reply as number[];
+    return { keys, args };
   }
 
-  #states(draws: readonly Draw[], reply: readonly number[]): BucketState[] {
+  #states(draws: readonly Draw[], reply: readonly number[], offset = 0): BucketState[] {
     return draws.map(({ bucket }, index) => ({
       limit: bucket.limit,
-      remaining: reply[3 + index * 2] ?? 0,
-      resetMs: reply[4 + index * 2] ?? 0,
+      remaining: reply[offset + 3 + index * 2] ?? 0,
+      resetMs: reply[offset + 4 + index * 2] ?? 0,
     }));
   }
 

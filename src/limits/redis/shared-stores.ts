@@ -38,7 +38,8 @@ export function redisStores(
         );
     },
   });
-  const limits = new FailoverRateLimitStore(new RedisRateLimitStore(redis, prefix), {
+  const buckets = new RedisRateLimitStore(redis, prefix);
+  const limits = new FailoverRateLimitStore(buckets, {
     mode: onStoreFailure,
     instances,
     onFallback: () => undefined,
@@ -48,6 +49,9 @@ export function redisStores(
     // The longest a request waits for its answer to start (every attempt), plus a minute's margin.
     holdTtlMs: config.retry.budgetMs + config.timeouts.firstByteMs + 60_000,
     initialSpend: spend,
+    // A request with a budget: hold and buckets in one script. Budgets fail closed, so this path
+    // needs no `onStoreFailure` fallback: an unreachable Redis refuses it with a 503 either way.
+    buckets,
     onError: (error) =>
       logger.error('budget settle failed', { cause: error instanceof Error ? error.message : 'unknown' }),
   });
