@@ -11,6 +11,7 @@ import { createSimulator } from '../simulator/simulator.ts';
 import { createSimulatorTransport } from '../simulator/transport.ts';
 import { urlPassword } from '../store/database-url.ts';
 import { openStores } from '../store/stores.ts';
+import { loadTokenizer } from '../tokenizer/count-tokens.ts';
 import { createHttpTransport } from '../upstream/http-transport.ts';
 import { createRequestHandler } from './app.ts';
 import { guardInFlight } from './overload.ts';
@@ -60,6 +61,9 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
   purge();
   const purgeTimer = setInterval(purge, 3_600_000).unref();
   const upstreams = new UpstreamRouter(config, createHttpTransport, createSimulatorTransport(simulator));
+  // The tokenizer's vocabulary (~4 MiB, ~50 ms to read) before listening: counting stays synchronous
+  // and no request pays for it.
+  loadTokenizer();
   const handler = createRequestHandler({
     admission,
     admin: { adminKey, store, usage: stores.usage },

@@ -1,19 +1,21 @@
 /**
- * The one tokenizer: a real BPE (o200k_base via gpt-tokenizer), used by the gateway for context
- * checks and rate limits and by the simulator for usage. Text is tokenized in pieces of at most
- * 512 characters cut where the pre-tokenizer ends a match anyway (segments.ts), which keeps the
- * count exact for ordinary text and the work linear for any text (3–4 µs a character at worst).
+ * The one tokenizer: a real BPE (o200k_base, token for token gpt-tokenizer's, from a compact
+ * vocabulary: byte-pair-encoder.ts; ~4.5 MiB resident instead of ~60, bench/README.md), used by the
+ * gateway for context checks and rate limits and by the simulator for usage. Text is tokenized in
+ * pieces of at most 512 characters cut where the pre-tokenizer ends a match anyway (segments.ts),
+ * which keeps the count exact for ordinary text and the work linear for any text (a few µs a
+ * character at worst).
  * Callers that can decide from bytes do so first (`fitsByBytes`, `tokenBoundsOfBytes`): a token is
  * one to 128 UTF-8 bytes.
  */
-import { countTokens, decode, encode } from 'gpt-tokenizer';
+import { countBpeTokens, decodeBpe, encodeBpe } from './byte-pair-encoder.ts';
 import { nextCut } from './segments.ts';
 
-/**
- * Special-token strings (`<|endoftext|>`) in a prompt are plain text to a gateway: counted as the
- * characters they are, never refused (gpt-tokenizer throws on them by default).
- */
-const plainText = { disallowedSpecial: new Set<string>() };
+// Special-token strings (`<|endoftext|>`) in a prompt are plain text to a gateway: counted as the
+// characters they are, never refused (byte-pair-encoder.ts never reads them as special tokens).
+
+/** Loads the vocabulary now (the server does before it listens); else the first count does. */
+export { loadTokenizer } from './byte-pair-encoder.ts';
 
 /** The longest o200k token is 128 bytes (128 spaces); the shortest is one byte. */
 export const maxTokenBytes = 128;
@@ -63,7 +65,7 @@ function countPieces(text: string): number {
 /** One piece of `text` from `start` (see segments.ts): where it ends and its tokens. */
 export function countNextPiece(text: string, start: number): { end: number; tokens: number } {
   const end = nextCut(text, start);
-  return { end, tokens: countTokens(text.slice(start, end), plainText) };
+  return { end, tokens: countBpeTokens(text.slice(start, end)) };
 }
 
 export function encodeText(text: string): number[] {
@@ -71,14 +73,14 @@ export function encodeText(text: string): number[] {
   let from = 0;
   while (from < text.length) {
     const cut = nextCut(text, from);
-    for (const token of encode(text.slice(from, cut), plainText)) tokens.push(token);
+    encodeBpe(text.slice(from, cut), tokens);
     from = cut;
   }
   return tokens;
 }
 
 export function decodeTokens(tokens: readonly number[]): string {
-  return decode(tokens);
+  return decodeBpe(tokens);
 }
 
 /** True when `text` certainly holds at most `limit` tokens, decided without tokenizing. */
