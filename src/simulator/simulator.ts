@@ -16,6 +16,7 @@ import { planReply, promptBlocks, type ReplyPlan } from './plan.ts';
 import { minimumCachedTokens, PromptCache } from './prompt-cache.ts';
 import { toChatResponse, toStreamEvents, type ReplyMeta } from './reply-events.ts';
 import { pause, streamBody, type StreamCounters, type StreamPacing } from './stream-body.ts';
+import { loadTokenizer } from '../tokenizer/count-tokens.ts';
 import { TokenCountCache, type TokenCounter } from './token-cache.ts';
 import { streamedResponse, wholeResponse } from './upstream-response.ts';
 
@@ -76,6 +77,9 @@ interface Matched {
 }
 
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
+  // Replies are counted and cut into tokens synchronously: the vocabulary loads now, not in the
+  // first request's time to first byte.
+  loadTokenizer();
   const engine = new SimulatorEngine(options);
   return { handle: (input, signal) => engine.handle(input, signal), stats: engine.stats };
 }
