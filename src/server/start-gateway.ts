@@ -61,7 +61,7 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
   purge();
   const purgeTimer = setInterval(purge, 3_600_000).unref();
   const upstreams = new UpstreamRouter(config, createHttpTransport, createSimulatorTransport(simulator));
-  // The tokenizer's vocabulary (~4 MiB, ~50 ms to read) before listening: counting stays synchronous
+  // The tokenizer's vocabulary (4.2 MB, read in 50–340 ms) before listening: counting stays synchronous
   // and no request pays for it.
   loadTokenizer();
   const handler = createRequestHandler({
