@@ -8,6 +8,7 @@ export type { Usage } from './usage.ts';
 export type { FamilyId } from './family.ts';
 export { familyIds, isFamilyId } from './family.ts';
 export { isJsonObject } from './json.ts';
+export { reasoningEfforts } from './request.ts';
 export { emptyUsage, uncachedInputTokens, addUsage } from './usage.ts';
 export { GatewayError, invalidRequest, defaultStatusByKind } from './gateway-error.ts';
 export type { GatewayErrorKind, GatewayErrorOptions } from './gateway-error.ts';

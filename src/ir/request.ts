@@ -41,6 +41,32 @@ export interface Sampling {
   candidateCount?: number;
 }
 
+/**
+ * Structured output: the answer's text is JSON (A `response_format`, Responses `text.format`,
+ * B `output_config.format`, C `responseMimeType: "application/json"` + a schema).
+ */
+export type ResponseFormat =
+  /** Any JSON object (A `json_object`). */
+  | { type: 'json' }
+  /** JSON matching `schema` (a JSON Schema, lower-case types). */
+  | { type: 'json-schema'; schema: JsonObject; name?: string; description?: string; strict?: boolean };
+
+/** A's and the Responses API's reasoning efforts, weakest first. */
+export const reasoningEfforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
+export type ReasoningEffort = (typeof reasoningEfforts)[number];
+
+/**
+ * How much the model should think before answering. An effort comes from A-style clients
+ * (`reasoning_effort`, Responses `reasoning.effort`); a budget from B (`thinking.budget_tokens`)
+ * and C (`thinkingConfig.thinkingBudget`). Each upstream encoder turns what it gets into its own
+ * knob, deriving a budget from an effort (families/shared/reasoning-budget.ts) where it needs one.
+ */
+export interface Reasoning {
+  effort?: ReasoningEffort;
+  /** Thinking tokens allowed; 0 turns thinking off. */
+  budgetTokens?: number;
+}
+
 export interface ChatRequest {
   /** The model name as the client wrote it (surface side) or the upstream id (upstream side). */
   model: string;
@@ -54,6 +80,8 @@ export interface ChatRequest {
   /** A `parallel_tool_calls: false` / B `disable_parallel_tool_use: true`. */
   parallelToolCalls?: boolean;
   sampling: Sampling;
+  responseFormat?: ResponseFormat;
+  reasoning?: Reasoning;
   stream: boolean;
   /** The client asked for a usage chunk at the end of an A-shaped stream. */
   includeUsage: boolean;

@@ -8,6 +8,7 @@ import { hashString } from './hash.ts';
 import { naturalText, toPieces, trimWords, type Piece } from './reply-text.ts';
 import { promptedArguments } from './prompted-arguments.ts';
 import { sampleArguments } from './schema-sample.ts';
+import { reasoningTokens, structuredText } from './output-options.ts';
 import type { TokenCounter } from './token-cache.ts';
 
 /** One call the simulated model makes. */
@@ -51,15 +52,17 @@ export function planReply(request: ChatRequest, deps: PlanDependencies): ReplyPl
   const tools = chooseTools(request, lastUser);
   const lead = tools.length === 0 ? replyLead(request.messages, lastUser) : '';
   const count = Math.max(1, request.sampling.candidateCount ?? 1);
+  const thinking = reasoningTokens(request);
   const choices: ChoicePlan[] = [];
   for (let index = 0; index < count; index++) {
     choices.push(
       tools.length === 0
-        ? planText(request, lead, (seed + Math.imul(index, candidateStride)) >>> 0, deps.counter)
+        ? planText(request, lead, (seed + Math.imul(index, candidateStride)) >>> 0, deps.counter, thinking)
         : planCalls(request, tools, lastUser, deps),
     );
   }
-  let outputTokens = 0;
+  // The model thinks once before it answers; thinking tokens are output tokens.
+  let outputTokens = thinking;
   let chunkCount = 0;
   for (const choice of choices) {
     outputTokens += choice.outputTokens;
@@ -67,11 +70,9 @@ export function planReply(request: ChatRequest, deps: PlanDependencies): ReplyPl
     for (const call of choice.calls) chunkCount += call.fragments.length;
   }
   const inputTokens = countInputTokens(request, deps.counter);
-  return {
-    choices,
-    usage: { inputTokens, outputTokens, cacheReadTokens: 0, cacheWriteTokens: 0 },
-    chunkCount,
-  };
+  const usage: Usage = { inputTokens, outputTokens, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  if (request.reasoning !== undefined) usage.reasoningTokens = thinking;
+  return { choices, usage, chunkCount };
 }
 
 /** The text the seed is hashed from: all of it up to 4 KiB, else its ends and its length (bounded work). */
@@ -140,10 +141,19 @@ function mentioned(tools: readonly ToolDefinition[], text: string): ToolDefiniti
   return found.sort((left, right) => left.at - right.at).map((entry) => entry.tool);
 }
 
-function planText(request: ChatRequest, lead: string, seed: number, counter: TokenCounter): ChoicePlan {
-  const text = naturalText(request.model, lead, seed, counter);
+/** A text answer (JSON when structured output was asked for), cut by stop sequences and the cap. */
+function planText(
+  request: ChatRequest,
+  lead: string,
+  seed: number,
+  counter: TokenCounter,
+  thinking: number,
+): ChoicePlan {
+  const format = request.responseFormat;
+  const text =
+    format === undefined ? naturalText(request.model, lead, seed, counter) : structuredText(format, lead);
   const stop = findStop(text, request.sampling.stopSequences);
-  const maxTokens = request.sampling.maxOutputTokens ?? Number.POSITIVE_INFINITY;
+  const maxTokens = (request.sampling.maxOutputTokens ?? Number.POSITIVE_INFINITY) - thinking;
   const pieces: Piece[] = [];
   let outputTokens = 0;
   let position = 0;

@@ -75,28 +75,129 @@ describe('requests: the Responses surface gives each family the chat surface’s
       });
     }
   }
+});
 
-  test('structured output reaches an A upstream as response_format; others are warned', () => {
+const placeSchema = {
+  type: 'object',
+  properties: { city: { type: 'string' }, population: { type: 'integer' } },
+  required: ['city', 'population'],
+  additionalProperties: false,
+};
+
+/** Structured output and effort, as the Responses API and chat completions spell them. */
+const structured = {
+  responses: {
+    model: 'client-model',
+    input: 'A city, as JSON',
+    max_output_tokens: 8192,
+    text: { format: { type: 'json_schema', name: 'place', schema: placeSchema, strict: true } },
+    reasoning: { effort: 'medium' },
+  },
+  chat: {
+    model: 'client-model',
+    max_tokens: 8192,
+    messages: [{ role: 'user', content: 'A city, as JSON' }],
+    response_format: {
+      type: 'json_schema',
+      json_schema: { name: 'place', schema: placeSchema, strict: true },
+    },
+    reasoning_effort: 'medium',
+  },
+} satisfies Record<string, JsonObject>;
+
+/** What each family's upstream body says about structured output and reasoning. */
+const familyKnobs: Record<(typeof familyIds)[number], (body: JsonObject) => unknown> = {
+  alpha: (body) => [body.response_format, body.reasoning_effort],
+  beta: (body) => [body.output_config, body.thinking],
+  gamma: (body) => body.generationConfig,
+};
+
+const expectedKnobs: Record<(typeof familyIds)[number], unknown> = {
+  alpha: [
+    { type: 'json_schema', json_schema: { name: 'place', schema: placeSchema, strict: true } },
+    'medium',
+  ],
+  // Thinking counts toward max_tokens: medium is a quarter of the 8192 cap.
+  beta: [{ format: { type: 'json_schema', schema: placeSchema } }, { type: 'enabled', budget_tokens: 2048 }],
+  gamma: {
+    maxOutputTokens: 8192,
+    responseMimeType: 'application/json',
+    responseSchema: {
+      type: 'OBJECT',
+      properties: { city: { type: 'STRING' }, population: { type: 'INTEGER' } },
+      required: ['city', 'population'],
+    },
+    thinkingConfig: { thinkingBudget: 2048 },
+  },
+};
+
+describe('text.format and reasoning.effort: each family’s own structured output and reasoning knob', () => {
+  for (const familyId of familyIds) {
+    for (const stream of [false, true]) {
+      test(`to ${familyId}${stream ? ', streamed' : ''}: the same body as chat’s response_format and reasoning_effort`, () => {
+        const family = codecs[familyId];
+        const fromResponses = family.encodeRequest(
+          responsesSurface.decodeRequest({ body: { ...structured.responses, stream }, route: {} }),
+          target,
+        );
+        const fromChat = family.encodeRequest(
+          codecs.alpha.decodeRequest({ body: { ...structured.chat, stream }, route: {} }),
+          target,
+        );
+        const body = JSON.parse(fromResponses.body) as JsonObject;
+        assert.deepEqual(body, JSON.parse(fromChat.body));
+        assert.deepEqual(familyKnobs[familyId](body), expectedKnobs[familyId]);
+        assert.deepEqual(fromResponses.warnings, []);
+      });
+    }
+  }
+
+  test('json_object is JSON output on every family', () => {
     const request = responsesSurface.decodeRequest({
       body: {
         model: 'm',
-        input: 'Forecast?',
-        max_output_tokens: 50,
-        text: { format: { type: 'json_schema', name: 'f', schema: { type: 'object' }, strict: true } },
-        reasoning: { effort: 'high' },
+        input: 'JSON please',
+        max_output_tokens: 100,
+        text: { format: { type: 'json_object' } },
       },
       route: {},
     });
-    const alpha = JSON.parse(codecs.alpha.encodeRequest(request, target).body) as JsonObject;
-    assert.deepEqual(alpha.response_format, {
-      type: 'json_schema',
-      json_schema: { name: 'f', schema: { type: 'object' }, strict: true },
+    const bodies = familyIds.map(
+      (id) => JSON.parse(codecs[id].encodeRequest(request, target).body) as JsonObject,
+    );
+    assert.deepEqual(
+      bodies.map((body, index) => familyKnobs[familyIds[index] ?? 'alpha'](body)),
+      [
+        [{ type: 'json_object' }, undefined],
+        [{ format: { type: 'json_schema', schema: { type: 'object' } } }, undefined],
+        { maxOutputTokens: 100, responseMimeType: 'application/json' },
+      ],
+    );
+  });
+
+  test('structured output from B and C clients reaches an A upstream as response_format', () => {
+    const fromBeta = codecs.beta.decodeRequest({
+      body: {
+        model: 'm',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'x' }],
+        output_config: { format: { type: 'json_schema', schema: placeSchema } },
+      },
+      route: {},
     });
-    assert.equal(alpha.reasoning_effort, 'high');
-    for (const other of [codecs.beta, codecs.gamma]) {
-      const warnings = other.encodeRequest(request, target).warnings;
-      assert.ok(warnings.some((warning) => warning.startsWith('response_format has no equivalent')));
-      assert.ok(warnings.some((warning) => warning.startsWith('reasoning_effort has no equivalent')));
+    const fromGamma = codecs.gamma.decodeRequest({
+      body: {
+        contents: [{ role: 'user', parts: [{ text: 'x' }] }],
+        generationConfig: { responseMimeType: 'application/json', responseJsonSchema: placeSchema },
+      },
+      route: { model: 'm' },
+    });
+    for (const request of [fromBeta, fromGamma]) {
+      const body = JSON.parse(codecs.alpha.encodeRequest(request, target).body) as JsonObject;
+      assert.deepEqual(body.response_format, {
+        type: 'json_schema',
+        json_schema: { name: 'response', schema: placeSchema },
+      });
     }
   });
 });

@@ -84,14 +84,10 @@ test('the full reference request decodes to the canonical request', () => {
       seed: 42,
       candidateCount: 1,
     },
+    responseFormat: { type: 'json-schema', name: 'out', schema: {}, strict: true },
     stream: true,
     includeUsage: false,
-    extensions: {
-      alpha: {
-        response_format: { type: 'json_schema', json_schema: { name: 'out', schema: {}, strict: true } },
-        user: 'user-1234',
-      },
-    },
+    extensions: { alpha: { user: 'user-1234' } },
   });
 });
 

@@ -11,6 +11,7 @@ import {
   unknownFields,
 } from '../shared/validate.ts';
 import { decodeMessages } from './decode-messages.ts';
+import { decodeReasoningEffort, decodeResponseFormat } from './output-options.ts';
 import { decodeTools } from './decode-tools.ts';
 
 /** Fields with a canonical meaning; everything else rides along in `extensions.alpha`. */
@@ -34,6 +35,8 @@ const knownFields: ReadonlySet<string> = new Set([
   'functions',
   'function_call',
   'parallel_tool_calls',
+  'response_format',
+  'reasoning_effort',
 ]);
 
 const maxInteger = Number.MAX_SAFE_INTEGER;
@@ -71,6 +74,31 @@ function decodeIncludeUsage(body: JsonObject, stream: boolean): boolean {
   return stream && optionalBoolean(options.include_usage, 'stream_options.include_usage') === true;
 }
 
+/**
+ * `response_format` and `reasoning_effort` become canonical. Same-family (lenient), a value this
+ * gateway does not know (a newer format type or effort) rides along for the A upstream to judge.
+ */
+function decodeOutputOptions(
+  body: JsonObject,
+  request: ChatRequest,
+  rest: JsonObject,
+  lenient: boolean,
+): void {
+  try {
+    const responseFormat = decodeResponseFormat(body.response_format);
+    if (responseFormat !== undefined) request.responseFormat = responseFormat;
+  } catch (error) {
+    if (!lenient || body.response_format === undefined) throw error;
+    rest.response_format = body.response_format;
+  }
+  try {
+    decodeReasoningEffort(body, request);
+  } catch (error) {
+    if (!lenient || body.reasoning_effort === undefined) throw error;
+    rest.reasoning_effort = body.reasoning_effort;
+  }
+}
+
 export function decodeRequest(input: SurfaceInput): ChatRequest {
   const body = requireObject(input.body, 'body');
   const model = requireString(body.model, 'model');
@@ -94,6 +122,7 @@ export function decodeRequest(input: SurfaceInput): ChatRequest {
   const parallel = optionalBoolean(body.parallel_tool_calls, 'parallel_tool_calls');
   if (parallel !== undefined) request.parallelToolCalls = parallel;
   const rest = unknownFields(body, knownFields);
+  decodeOutputOptions(body, request, rest, lenient);
   if (Object.keys(rest).length > 0) request.extensions.alpha = rest;
   return request;
 }

@@ -10,6 +10,7 @@ import type { UpstreamRequest, UpstreamTarget } from '../codec.ts';
 import { cacheMarkerWarning } from '../shared/cache-markers.ts';
 import { droppedExtensionWarnings } from '../shared/warnings.ts';
 import { encodeMessages } from './encode-messages.ts';
+import { encodeReasoning, encodeResponseFormat } from './output-options.ts';
 import { chatCompletionsPath, type AlphaTool, type AlphaToolChoice } from './wire.ts';
 
 const maxStopSequences = 4;
@@ -99,6 +100,9 @@ export function encodeRequest(request: ChatRequest, target: UpstreamTarget): Ups
     // Always: the gateway meters every stream; the client-facing encoder decides what to show.
     body.stream_options = { include_usage: true };
   }
+  if (request.responseFormat !== undefined)
+    body.response_format = encodeResponseFormat(request.responseFormat);
+  encodeReasoning(request, body, warnings);
   for (const [key, value] of Object.entries(request.extensions.alpha ?? {})) {
     if (!Object.hasOwn(body, key)) body[key] = value;
   }

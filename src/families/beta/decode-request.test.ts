@@ -232,7 +232,7 @@ test('1.x system entries inside messages join the system text', () => {
   assert.equal(request.messages.length, 1);
 });
 
-test('unknown top-level fields go to extensions.beta', () => {
+test('unknown top-level fields go to extensions.beta; a thinking budget is canonical', () => {
   const request = decode(
     minimal({
       thinking: { type: 'enabled', budget_tokens: 2048 },
@@ -240,13 +240,26 @@ test('unknown top-level fields go to extensions.beta', () => {
       cache_control: { type: 'ephemeral' },
     }),
   );
+  assert.deepEqual(request.reasoning, { budgetTokens: 2048 });
   assert.deepEqual(request.extensions, {
-    beta: {
-      thinking: { type: 'enabled', budget_tokens: 2048 },
-      service_tier: 'auto',
-      cache_control: { type: 'ephemeral' },
-    },
+    beta: { service_tier: 'auto', cache_control: { type: 'ephemeral' } },
   });
+});
+
+test('output_config.format is canonical structured output; its other options and other thinking kinds stay B-only', () => {
+  const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+  const request = decode(
+    minimal({
+      output_config: { format: { type: 'json_schema', schema }, effort: 'high' },
+      thinking: { type: 'adaptive', display: 'summarized' },
+    }),
+  );
+  assert.deepEqual(request.responseFormat, { type: 'json-schema', schema });
+  assert.equal(request.reasoning, undefined);
+  assert.deepEqual(request.extensions, {
+    beta: { output_config: { effort: 'high' }, thinking: { type: 'adaptive', display: 'summarized' } },
+  });
+  assert.deepEqual(decode(minimal({ thinking: { type: 'disabled' } })).reasoning, { budgetTokens: 0 });
 });
 
 test('required fields and ranges are enforced with 400s naming the field', () => {

@@ -14,6 +14,7 @@ import {
 } from '../shared/validate.ts';
 import { withCacheControl } from './content-blocks.ts';
 import { decodeMessages, decodeSystem } from './decode-messages.ts';
+import { decodeOutputOptions } from './output-options.ts';
 
 const knownFields: ReadonlySet<string> = new Set([
   'model',
@@ -47,6 +48,7 @@ export function decodeRequest(input: SurfaceInput): ChatRequest {
   };
   decodeToolChoice(body.tool_choice, request);
   const extensions = unknownFields(body, knownFields);
+  decodeOutputOptions(body, request, extensions);
   if (Object.keys(extensions).length > 0) request.extensions.beta = extensions;
   return request;
 }

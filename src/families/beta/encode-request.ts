@@ -6,6 +6,7 @@ import { countCacheMarkers } from '../shared/cache-markers.ts';
 import { droppedExtensionWarnings, imageDetailWarning } from '../shared/warnings.ts';
 import { withWireCacheControl, writeTextBlock } from './content-blocks.ts';
 import { encodeMessages, isBlankText } from './encode-messages.ts';
+import { encodeOutputOptions } from './output-options.ts';
 import { betaVersion, messagesPath } from './wire.ts';
 import type { BetaRequestBody, BetaTextBlock, BetaTool, BetaToolChoice } from './wire.ts';
 
@@ -38,6 +39,7 @@ export function encodeRequest(request: ChatRequest, target: UpstreamTarget): Ups
     if (toolChoice !== undefined) body.tool_choice = toolChoice;
   }
   if (request.stream) body.stream = true;
+  encodeOutputOptions(request, body, warnings);
   warnings.push(...droppedExtensionWarnings(request, 'beta'), ...imageDetailWarning(request, 'beta'));
   return {
     path: messagesPath,

@@ -12,7 +12,7 @@ import { BlockSequencer, isBlockEvent, type BlockEvent } from '../shared/block-s
 import { errorObject } from './errors.ts';
 import { encodeStopReason, encodeStopSequence } from './finish-reason.ts';
 import { messageId } from './encode-response.ts';
-import { encodeUsage } from './usage.ts';
+import { encodeUsage, withThinkingTokens } from './usage.ts';
 
 interface EncoderState {
   /** IR block index (choice 0) → B block index, for blocks still open. */
@@ -134,12 +134,15 @@ export class BetaStreamEncoder implements StreamEncoder {
       stop_reason: encodeStopReason(finishReason),
       stop_sequence: encodeStopSequence(finishReason),
     };
-    const wireUsage = {
-      output_tokens: usage.outputTokens,
-      input_tokens: uncachedInputTokens(usage),
-      cache_creation_input_tokens: usage.cacheWriteTokens,
-      cache_read_input_tokens: usage.cacheReadTokens,
-    };
+    const wireUsage = withThinkingTokens(
+      {
+        output_tokens: usage.outputTokens,
+        input_tokens: uncachedInputTokens(usage),
+        cache_creation_input_tokens: usage.cacheWriteTokens,
+        cache_read_input_tokens: usage.cacheReadTokens,
+      },
+      usage,
+    );
     return (
       sseEvent('message_delta', JSON.stringify({ type: 'message_delta', delta, usage: wireUsage })) +
       sseEvent('message_stop', '{"type":"message_stop"}')

@@ -34,10 +34,19 @@ export function decodeUsage(value: unknown): Usage {
 }
 
 export function encodeUsage(usage: Usage): BetaUsage {
-  return {
-    input_tokens: uncachedInputTokens(usage),
-    output_tokens: usage.outputTokens,
-    cache_creation_input_tokens: usage.cacheWriteTokens,
-    cache_read_input_tokens: usage.cacheReadTokens,
-  };
+  return withThinkingTokens(
+    {
+      input_tokens: uncachedInputTokens(usage),
+      output_tokens: usage.outputTokens,
+      cache_creation_input_tokens: usage.cacheWriteTokens,
+      cache_read_input_tokens: usage.cacheReadTokens,
+    },
+    usage,
+  );
+}
+
+/** Thinking tokens (part of `output_tokens`) as SDK 1.x reads them, when there were any. */
+export function withThinkingTokens<T extends object>(wire: T, usage: Usage): T {
+  const thinking = usage.reasoningTokens ?? 0;
+  return thinking > 0 ? { ...wire, output_tokens_details: { thinking_tokens: thinking } } : wire;
 }

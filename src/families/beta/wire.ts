@@ -74,6 +74,10 @@ export type BetaRequestBody = {
   tools?: BetaTool[];
   tool_choice?: BetaToolChoice;
   stream?: true;
+  /** Structured output (`format`) and B-only options such as `effort`. */
+  output_config?: JsonObject;
+  /** Extended thinking: `{type:"enabled", budget_tokens}` or `{type:"disabled"}` (others via extensions). */
+  thinking?: JsonObject;
 };
 
 /** `Usage` of a response / `message_start`, and the cumulative `MessageDeltaUsage` of `message_delta`. */
@@ -82,6 +86,8 @@ export type BetaUsage = {
   output_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
+  /** SDK 1.x: thinking tokens, part of `output_tokens`. */
+  output_tokens_details?: { thinking_tokens: number };
 };
 
 export type BetaStopReason =

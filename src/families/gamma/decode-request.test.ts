@@ -80,13 +80,14 @@ test('decodes the reference request: parts, call ids, results, tools, config, ex
       stopSequences: ['END'],
       candidateCount: 1,
     },
+    // JSON output with a schema is canonical structured output (the schema in JSON Schema's case).
+    responseFormat: { type: 'json-schema', schema: { type: 'object' } },
     stream: true,
     includeUsage: false,
     extensions: {
       gamma: {
         cachedContent: 'cachedContents/xyz',
         safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_ONLY_HIGH' }],
-        generationConfig: { responseMimeType: 'application/json', responseSchema: { type: 'OBJECT' } },
       },
     },
   });
@@ -300,8 +301,33 @@ test('generationConfig: every canonical knob read, ranges enforced', () => {
     frequencyPenalty: 1.5,
     seed: 42,
   });
-  assert.deepEqual(request.extensions, {
-    gamma: { generationConfig: { thinkingConfig: { thinkingBudget: 0 } } },
+  // A thinking budget is canonical (0: thinking off); C's other thinking options stay C-only.
+  assert.deepEqual(request.reasoning, { budgetTokens: 0 });
+  assert.deepEqual(request.extensions, {});
+  const more = decode({
+    contents: [user('x')],
+    generationConfig: {
+      responseMimeType: 'application/json',
+      responseJsonSchema: { type: 'object', properties: { a: { type: 'string' } } },
+      thinkingConfig: { thinkingBudget: 512, includeThoughts: true },
+    },
+  });
+  assert.deepEqual(more.responseFormat, {
+    type: 'json-schema',
+    schema: { type: 'object', properties: { a: { type: 'string' } } },
+  });
+  assert.deepEqual(more.reasoning, { budgetTokens: 512 });
+  assert.deepEqual(more.extensions, {
+    gamma: { generationConfig: { thinkingConfig: { includeThoughts: true } } },
+  });
+  const plain = decode({
+    contents: [user('x')],
+    generationConfig: { responseMimeType: 'application/json', thinkingConfig: { thinkingBudget: -1 } },
+  });
+  assert.deepEqual(plain.responseFormat, { type: 'json' });
+  assert.equal(plain.reasoning, undefined);
+  assert.deepEqual(plain.extensions, {
+    gamma: { generationConfig: { thinkingConfig: { thinkingBudget: -1 } } },
   });
 });
 

@@ -21,6 +21,7 @@ import {
   unknownFields,
 } from '../shared/validate.ts';
 import { decodeContents } from './decode-contents.ts';
+import { decodeOutputOptions } from './output-options.ts';
 import { normaliseGammaSchema } from './schema.ts';
 
 /** `model` is ignored in the body: the path names the model. */
@@ -58,11 +59,12 @@ export function decodeRequest(input: SurfaceInput): ChatRequest {
     system: decodeSystem(body.systemInstruction),
     messages: decodeContents(body.contents, input.lenient === true),
     tools: [],
-    sampling: decodeGenerationConfig(body.generationConfig, extension),
+    sampling: {},
     stream: input.route.stream ?? false,
     includeUsage: false,
     extensions: {},
   };
+  request.sampling = decodeGenerationConfig(body.generationConfig, extension, request);
   if (body.safetySettings !== undefined && body.safetySettings !== null) {
     extension.safetySettings = requireArray(body.safetySettings, 'safetySettings');
   }
@@ -93,8 +95,11 @@ function decodeSystem(value: unknown): TextPart[] {
   return system;
 }
 
-/** The canonical knobs go to `sampling`; the rest (thinkingConfig, responseSchema…) stays for C upstreams. */
-function decodeGenerationConfig(value: unknown, extension: JsonObject): Sampling {
+/**
+ * The canonical knobs go to `sampling`, structured output and the thinking budget to the request;
+ * the rest (includeThoughts, thinkingLevel, speechConfig…) stays for C upstreams.
+ */
+function decodeGenerationConfig(value: unknown, extension: JsonObject, request: ChatRequest): Sampling {
   if (value === undefined || value === null) return {};
   const config = requireObject(value, 'generationConfig');
   const at = (field: string): string => `generationConfig.${field}`;
@@ -115,6 +120,7 @@ function decodeGenerationConfig(value: unknown, extension: JsonObject): Sampling
     seed: optionalInteger(config.seed, at('seed'), Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
   };
   const rest = unknownFields(config, knownConfigFields);
+  decodeOutputOptions(rest, request);
   if (Object.keys(rest).length > 0) extension.generationConfig = rest;
   return withoutUndefined(fields);
 }

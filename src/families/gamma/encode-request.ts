@@ -5,6 +5,7 @@ import type { UpstreamRequest, UpstreamTarget } from '../codec.ts';
 import { cacheMarkerWarning } from '../shared/cache-markers.ts';
 import { droppedExtensionWarnings, imageDetailWarning } from '../shared/warnings.ts';
 import { encodeContents } from './encode-contents.ts';
+import { encodeOutputOptions } from './output-options.ts';
 import { sanitiseParameters } from './schema.ts';
 import type { GammaFunctionCallingConfig, GammaFunctionDeclaration } from './wire.ts';
 
@@ -34,6 +35,7 @@ export function encodeRequest(request: ChatRequest, target: UpstreamTarget): Ups
   const system = request.system.filter((part) => part.text !== '').map((part) => ({ text: part.text }));
   if (system.length > 0) body.systemInstruction = { parts: system };
   const generationConfig = encodeSampling(request.sampling);
+  encodeOutputOptions(request, generationConfig);
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
   if (request.tools.length > 0)
     body.tools = [

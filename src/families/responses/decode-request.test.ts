@@ -80,21 +80,15 @@ test('a tool-loop turn as Codex and the Agents SDK send it', () => {
   assert.equal(request.parallelToolCalls, false);
   assert.deepEqual(request.sampling, { maxOutputTokens: 500, temperature: 0.5, topP: 0.9 });
   assert.equal(request.stream, true);
-  // Chat's own names for what only an A upstream understands, as the chat surface carries them.
-  assert.deepEqual(request.extensions, {
-    alpha: {
-      response_format: {
-        type: 'json_schema',
-        json_schema: {
-          name: 'forecast',
-          schema: { type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'] },
-          strict: true,
-        },
-      },
-      reasoning_effort: 'low',
-      prompt_cache_key: 'session-s-1',
-    },
+  // Structured output and effort are canonical (every family encodes them); the rest is A's own.
+  assert.deepEqual(request.responseFormat, {
+    type: 'json-schema',
+    name: 'forecast',
+    schema: { type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'] },
+    strict: true,
   });
+  assert.deepEqual(request.reasoning, { effort: 'low' });
+  assert.deepEqual(request.extensions, { alpha: { prompt_cache_key: 'session-s-1' } });
   assert.deepEqual(request.notes, ['reasoning.summary is not available through modelgate and was ignored']);
 });
 
@@ -108,7 +102,7 @@ test('a string input is one user message; instructions lead the system text', ()
   assert.deepEqual(request.extensions, {});
 });
 
-test('system messages anywhere are system text; json_object maps to response_format', () => {
+test('system messages anywhere are system text; json_object is canonical JSON output', () => {
   const request = decode({
     model: 'm',
     input: [
@@ -118,7 +112,8 @@ test('system messages anywhere are system text; json_object maps to response_for
     text: { format: { type: 'json_object' }, verbosity: 'low' },
   });
   assert.deepEqual(request.system, [{ type: 'text', text: 'Reply in JSON.' }]);
-  assert.deepEqual(request.extensions.alpha, { verbosity: 'low', response_format: { type: 'json_object' } });
+  assert.deepEqual(request.responseFormat, { type: 'json' });
+  assert.deepEqual(request.extensions.alpha, { verbosity: 'low' });
 });
 
 test('outputs of parallel calls answer one turn; a tool output may hold parts', () => {

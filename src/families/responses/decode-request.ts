@@ -1,12 +1,21 @@
 /**
- * A Responses API request body → the canonical request. What only a chat-completions upstream can
- * use (structured output, reasoning effort, `user`…) goes to `extensions.alpha` under its chat
- * name, exactly as the chat surface carries `response_format` (other families are warned that it
- * was dropped). Fields the gateway keeps itself (`store`, `metadata`, `previous_response_id`) are
+ * A Responses API request body → the canonical request. Structured output (`text.format`) and
+ * `reasoning.effort` become the canonical `responseFormat` and `reasoning`, which every family
+ * encodes in its own form. What only a chat-completions upstream can use (`user`, `verbosity`…)
+ * goes to `extensions.alpha` under its chat name (other families are warned that it was
+ * dropped). Fields the gateway keeps itself (`store`, `metadata`, `previous_response_id`) are
  * read by the HTTP layer; fields no upstream receives become `notes` (warning headers).
  */
-import { invalidRequest, type ChatRequest, type JsonObject, type Sampling } from '../../ir/index.ts';
+import {
+  invalidRequest,
+  type ChatRequest,
+  type JsonObject,
+  type Reasoning,
+  type ResponseFormat,
+  type Sampling,
+} from '../../ir/index.ts';
 import type { SurfaceInput } from '../codec.ts';
+import { readEffort } from '../shared/reasoning-budget.ts';
 import {
   optionalBoolean,
   optionalInteger,
@@ -63,31 +72,30 @@ function decodeSampling(body: JsonObject): Sampling {
   return sampling;
 }
 
-/** `text.format` → chat's `response_format`; `text.verbosity` → chat's `verbosity`. */
-function decodeText(body: JsonObject, alpha: JsonObject): void {
-  if (body.text === undefined || body.text === null) return;
+/** `text.format` → the canonical `responseFormat`; `text.verbosity` → chat's `verbosity` (A only). */
+function decodeText(body: JsonObject, alpha: JsonObject): ResponseFormat | undefined {
+  if (body.text === undefined || body.text === null) return undefined;
   const text = requireObject(body.text, 'text');
   const verbosity = optionalString(text.verbosity, 'text.verbosity');
   if (verbosity !== undefined) alpha.verbosity = verbosity;
-  if (text.format === undefined || text.format === null) return;
+  if (text.format === undefined || text.format === null) return undefined;
   const format = requireObject(text.format, 'text.format');
   switch (typeof format.type === 'string' ? format.type : '') {
     case 'text':
-      return;
+      return undefined;
     case 'json_object':
-      alpha.response_format = { type: 'json_object' };
-      return;
+      return { type: 'json' };
     case 'json_schema': {
-      const schema: JsonObject = {
+      const decoded: ResponseFormat = {
+        type: 'json-schema',
         name: requireString(format.name, 'text.format.name'),
         schema: requireObject(format.schema, 'text.format.schema'),
       };
       const description = optionalString(format.description, 'text.format.description');
-      if (description !== undefined) schema.description = description;
+      if (description !== undefined) decoded.description = description;
       const strict = optionalBoolean(format.strict, 'text.format.strict');
-      if (strict !== undefined) schema.strict = strict;
-      alpha.response_format = { type: 'json_schema', json_schema: schema };
-      return;
+      if (strict !== undefined) decoded.strict = strict;
+      return decoded;
     }
     default:
       throw invalidRequest(
@@ -97,15 +105,18 @@ function decodeText(body: JsonObject, alpha: JsonObject): void {
   }
 }
 
-/** `reasoning.effort` → chat's `reasoning_effort`; summaries have no chat equivalent. */
-function decodeReasoning(body: JsonObject, alpha: JsonObject, notes: string[]): void {
-  if (body.reasoning === undefined || body.reasoning === null) return;
+/**
+ * `reasoning.effort` → the canonical `reasoning` (each family's own knob). Summaries of the
+ * model's thinking have no form in the canonical answer, so they are refused with a warning.
+ */
+function decodeReasoning(body: JsonObject, notes: string[]): Reasoning | undefined {
+  if (body.reasoning === undefined || body.reasoning === null) return undefined;
   const reasoning = requireObject(body.reasoning, 'reasoning');
-  const effort = optionalString(reasoning.effort, 'reasoning.effort');
-  if (effort !== undefined) alpha.reasoning_effort = effort;
   const summary = reasoning.summary ?? reasoning.generate_summary;
   if (summary !== undefined && summary !== null)
     notes.push('reasoning.summary is not available through modelgate and was ignored');
+  const effort = readEffort(reasoning.effort, 'reasoning.effort');
+  return effort === undefined ? undefined : { effort };
 }
 
 /** Fields accepted for compatibility that change nothing, or are refused when they would. */
@@ -135,8 +146,8 @@ export function decodeRequest(input: SurfaceInput): ChatRequest {
   const { system, messages } = decodeInput(body.input, optionalString(body.instructions, 'instructions'));
   const alpha: JsonObject = {};
   const notes: string[] = [];
-  decodeText(body, alpha);
-  decodeReasoning(body, alpha, notes);
+  const responseFormat = decodeText(body, alpha);
+  const reasoning = decodeReasoning(body, notes);
   decodeRest(body, alpha, notes);
   const request: ChatRequest = {
     model,
@@ -152,6 +163,8 @@ export function decodeRequest(input: SurfaceInput): ChatRequest {
   if (toolChoice !== undefined) request.toolChoice = toolChoice;
   const parallel = optionalBoolean(body.parallel_tool_calls, 'parallel_tool_calls');
   if (parallel !== undefined) request.parallelToolCalls = parallel;
+  if (responseFormat !== undefined) request.responseFormat = responseFormat;
+  if (reasoning !== undefined) request.reasoning = reasoning;
   if (Object.keys(alpha).length > 0) request.extensions.alpha = alpha;
   if (notes.length > 0) request.notes = notes;
   return request;
