@@ -2,6 +2,9 @@
 import type { FamilyId } from '../ir/index.ts';
 import type { ModelEntry } from './catalog.ts';
 
+/** What the Responses API does with a provider's built-in tools (config `responses.builtInTools`). */
+export type BuiltInToolPolicy = 'reject' | 'drop';
+
 export interface UpstreamConfig {
   /** The part before `/v1`; undefined means the built-in simulator serves the family. */
   baseUrl: string | undefined;
@@ -145,8 +148,12 @@ export interface Config {
   upstreamLimits: UpstreamLimits;
   simulator: SimulatorConfig;
   images: ImageFetchConfig;
-  /** Stored Responses API answers (`previous_response_id`, GET/DELETE): kept this long, then purged. */
-  responses: { retentionMs: number };
+  responses: {
+    /** Stored Responses API answers (`previous_response_id`, GET/DELETE): kept this long, then purged. */
+    retentionMs: number;
+    /** Built-in tools (`web_search`…): a 400 naming the tool, or dropped with a `warning` header. */
+    builtInTools: BuiltInToolPolicy;
+  };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Where rate limits and budgets live when several processes share them. */
   sharedStore: SharedStoreConfig;

@@ -173,7 +173,12 @@ const fileSchema = z.strictObject({
     .optional(),
   shutdown: z.strictObject({ drainTimeoutMs: z.number().int().min(0).optional() }).optional(),
   // Days a stored Responses API answer is kept (fractions allowed); default 30.
-  responses: z.strictObject({ retentionDays: z.number().positive().max(3650).optional() }).optional(),
+  responses: z
+    .strictObject({
+      retentionDays: z.number().positive().max(3650).optional(),
+      builtInTools: z.enum(['reject', 'drop']).optional(),
+    })
+    .optional(),
 });
 
 type ConfigFile = z.infer<typeof fileSchema>;
@@ -256,7 +261,10 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
       interTokenDelayMs:
         environmentInteger(environment, 'SIMULATOR_TOKEN_DELAY_MS') ?? file.simulator?.interTokenDelayMs ?? 0,
     },
-    responses: { retentionMs: (file.responses?.retentionDays ?? 30) * 86_400_000 },
+    responses: {
+      retentionMs: (file.responses?.retentionDays ?? 30) * 86_400_000,
+      builtInTools: file.responses?.builtInTools ?? 'reject',
+    },
     images: {
       enabled: file.images?.fetch ?? false,
       maxBytes: file.images?.maxBytes ?? 5 * 1024 * 1024,

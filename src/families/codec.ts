@@ -37,6 +37,12 @@ export interface SurfaceInput {
    * body is what goes upstream.
    */
   lenient?: boolean;
+  /**
+   * Responses API: built-in tools of the provider's own service (`web_search`…) are a 400 naming
+   * the tool (`reject`, the default) or left out with a note (`drop`: agents that always send
+   * them, like Codex CLI, then run on any family). Operator config, passed in by the HTTP layer.
+   */
+  builtInTools?: 'reject' | 'drop';
 }
 
 /**
@@ -54,6 +60,8 @@ export interface SurfaceTurn {
   body: JsonObject;
   /** Told the finished answer (status completed or incomplete) once it is whole. */
   onFinished?: (answer: JsonObject) => void;
+  /** The operator's choice for built-in tools (see `SurfaceInput.builtInTools`). */
+  builtInTools?: 'reject' | 'drop';
 }
 
 /** How to shape a response for the client. */

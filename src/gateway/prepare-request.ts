@@ -3,7 +3,7 @@
  * model, check it against the catalog, and settle how the request travels (pass-through or not).
  */
 import type { ModelEntry } from '../config/catalog.ts';
-import type { FamilyCodec, ResponseContext } from '../families/codec.ts';
+import type { FamilyCodec, ResponseContext, SurfaceInput } from '../families/codec.ts';
 import { codecs } from '../families/registry.ts';
 import { GatewayError, isJsonObject, type ChatRequest } from '../ir/index.ts';
 import type { ChatCall } from './chat-call.ts';
@@ -44,7 +44,9 @@ export async function prepareRequest(
   const named = peekModel(call);
   const peeked = named === undefined ? undefined : models.resolve(named);
   const lenient = peeked !== undefined && peeked.family === call.surface.id;
-  const request = call.surface.decodeRequest({ body: call.body, route: call.route, lenient });
+  const input: SurfaceInput = { body: call.body, route: call.route, lenient };
+  if (call.turn?.builtInTools !== undefined) input.builtInTools = call.turn.builtInTools;
+  const request = call.surface.decodeRequest(input);
   const entry = request.model === named ? peeked : models.resolve(request.model);
   if (entry === undefined) {
     throw new GatewayError(

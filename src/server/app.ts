@@ -298,7 +298,14 @@ async function route(
     // The Responses API answers with its own ids and keeps what it answered (responses-turn.ts).
     const turn =
       surface.id === 'responses'
-        ? await beginResponsesTurn(body, key.id, dependencies.responses, state.clock(), dependencies.logger)
+        ? await beginResponsesTurn(
+            body,
+            key.id,
+            dependencies.responses,
+            state.clock(),
+            dependencies.logger,
+            dependencies.config.responses.builtInTools,
+          )
         : undefined;
     const call: ChatCall = {
       surface,

@@ -4,6 +4,7 @@
  * read before the call) and the conversation it ended is put before the new input; the answer is
  * stored after it was sent, unless the client said `store: false`.
  */
+import type { BuiltInToolPolicy } from '../config/config.ts';
 import type { SurfaceTurn } from '../families/codec.ts';
 import { generateId } from '../gateway/ids.ts';
 import { GatewayError, invalidRequest, isJsonObject, type JsonObject, type JsonValue } from '../ir/index.ts';
@@ -40,6 +41,7 @@ export async function beginResponsesTurn(
   store: ResponseStore | undefined,
   now: number,
   logger: Logger,
+  builtInTools: BuiltInToolPolicy = 'reject',
 ): Promise<ResponsesTurn | undefined> {
   // Not an object: the surface's decoder answers with the 400.
   if (!isJsonObject(body)) return undefined;
@@ -64,6 +66,7 @@ export async function beginResponsesTurn(
     onFinished: (finished) => {
       answer = finished;
     },
+    builtInTools,
   };
   return {
     turn,

@@ -22,17 +22,32 @@ import { namespacedName } from './namespaces.ts';
 export interface DecodedInput {
   system: TextPart[];
   messages: Message[];
+  /** Types of built-in tool call items left out (only when built-in tools are dropped). */
+  dropped: Set<string>;
 }
 
 interface InputState {
   system: TextPart[];
   messages: Message[];
+  dropped: Set<string>;
+  /** Built-in tools are dropped: so are their call items (`web_search_call`…) in the history. */
+  dropBuiltIns: boolean;
   /** call_id → tool name, so `function_call_output` items (which carry only the id) get theirs. */
   callNames: Map<string, string>;
 }
 
-export function decodeInput(value: JsonValue | undefined, instructions: string | undefined): DecodedInput {
-  const state: InputState = { system: [], messages: [], callNames: new Map() };
+export function decodeInput(
+  value: JsonValue | undefined,
+  instructions: string | undefined,
+  dropBuiltIns = false,
+): DecodedInput {
+  const state: InputState = {
+    system: [],
+    messages: [],
+    dropped: new Set(),
+    dropBuiltIns,
+    callNames: new Map(),
+  };
   if (instructions !== undefined && instructions !== '')
     state.system.push({ type: 'text', text: instructions });
   if (typeof value === 'string') {
@@ -72,6 +87,10 @@ function decodeItem(state: InputState, item: JsonObject, path: string): void {
     case 'reasoning':
       return;
     default:
+      if (state.dropBuiltIns && typeof type === 'string' && /_call(_output)?$/.test(type)) {
+        state.dropped.add(type);
+        return;
+      }
       throw invalidRequest(
         `${path}.type: ${JSON.stringify(type)} items are not supported here (only messages, function_call and function_call_output)`,
         `${path}.type`,

@@ -155,6 +155,49 @@ test('built-in tools are a clear 400', () => {
     refusal({ model: 'm', input: 'x', tool_choice: { type: 'file_search' } }).message,
     /"file_search" is a built-in tool/,
   );
+  assert.match(error.message, /responses\.builtInTools: drop/);
+  // Their call items in the history are refused too (they need the tools).
+  assert.equal(
+    refusal({ model: 'm', input: [{ type: 'web_search_call', id: 'ws_1', status: 'completed' }] }).param,
+    'input[0].type',
+  );
+});
+
+test('with builtInTools: drop, built-in tools, a choice of one and their call items are left out and named', () => {
+  const request = decodeRequest({
+    body: {
+      model: 'm',
+      input: [
+        { role: 'user', content: 'Search, then read' },
+        { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'q' } },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Found it.' }] },
+      ],
+      tools: [
+        { type: 'web_search', search_context_size: 'low' },
+        { type: 'function', name: 'shell', parameters: { type: 'object', properties: {} } },
+        { type: 'image_generation' },
+      ],
+      tool_choice: { type: 'web_search' },
+    },
+    route: {},
+    builtInTools: 'drop',
+  });
+  assert.deepEqual(
+    request.tools.map((tool) => tool.name),
+    ['shell'],
+  );
+  assert.equal(request.toolChoice, undefined);
+  assert.deepEqual(
+    request.messages.map((message) => message.role),
+    ['user', 'assistant'],
+  );
+  assert.deepEqual(request.notes, [
+    'built-in tools dropped (responses.builtInTools: drop): web_search, image_generation',
+    'built-in tool call items dropped from the input: web_search_call',
+  ]);
+  // Function tools alone: nothing dropped, nothing said.
+  const plain = decodeRequest({ body: { model: 'm', input: 'x' }, route: {}, builtInTools: 'drop' });
+  assert.equal(plain.notes, undefined);
 });
 
 test('bad input is a 400 naming the field', () => {

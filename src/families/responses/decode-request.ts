@@ -143,7 +143,13 @@ export function decodeRequest(input: SurfaceInput): ChatRequest {
   const model = requireString(body.model, 'model');
   if (model === '') throw invalidRequest('model: must not be empty', 'model');
   if (body.input === undefined || body.input === null) throw invalidRequest('input: is required', 'input');
-  const { system, messages } = decodeInput(body.input, optionalString(body.instructions, 'instructions'));
+  // `drop`: built-in tools, a choice of one and their call items are left out, and named in a note.
+  const dropped = input.builtInTools === 'drop' ? new Set<string>() : undefined;
+  const {
+    system,
+    messages,
+    dropped: droppedItems,
+  } = decodeInput(body.input, optionalString(body.instructions, 'instructions'), dropped !== undefined);
   const alpha: JsonObject = {};
   const notes: string[] = [];
   const responseFormat = decodeText(body, alpha);
@@ -153,19 +159,23 @@ export function decodeRequest(input: SurfaceInput): ChatRequest {
     model,
     system,
     messages,
-    tools: decodeTools(body.tools),
+    tools: decodeTools(body.tools, dropped),
     sampling: decodeSampling(body),
     stream: optionalBoolean(body.stream, 'stream') ?? false,
     includeUsage: false,
     extensions: {},
   };
-  const toolChoice = decodeToolChoice(body.tool_choice);
+  const toolChoice = decodeToolChoice(body.tool_choice, dropped);
   if (toolChoice !== undefined) request.toolChoice = toolChoice;
   const parallel = optionalBoolean(body.parallel_tool_calls, 'parallel_tool_calls');
   if (parallel !== undefined) request.parallelToolCalls = parallel;
   if (responseFormat !== undefined) request.responseFormat = responseFormat;
   if (reasoning !== undefined) request.reasoning = reasoning;
   if (Object.keys(alpha).length > 0) request.extensions.alpha = alpha;
+  if (dropped !== undefined && dropped.size > 0)
+    notes.push(`built-in tools dropped (responses.builtInTools: drop): ${[...dropped].join(', ')}`);
+  if (droppedItems.size > 0)
+    notes.push(`built-in tool call items dropped from the input: ${[...droppedItems].join(', ')}`);
   if (notes.length > 0) request.notes = notes;
   return request;
 }

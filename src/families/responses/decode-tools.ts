@@ -4,7 +4,8 @@
  * `namespace` tools (a named group of functions, as Codex sends its sub-agent tools) become one
  * function per member, named `namespace__name` (see namespaces.ts). Built-in tools (web_search,
  * file_search, code_interpreter…) run inside the provider's Responses service: no chat upstream can
- * run them, so they are a clear 400.
+ * run them, so they are a clear 400 naming the tool — or, when the operator chose `drop`, left out
+ * (the caller turns what was dropped into a warning), so agents that always send them still run.
  */
 import {
   invalidRequest,
@@ -24,7 +25,7 @@ import { namespacedName } from './namespaces.ts';
 
 function builtInRefusal(type: JsonValue | undefined, path: string): never {
   throw invalidRequest(
-    `${path}: ${JSON.stringify(type ?? null)} is a built-in tool of the provider's Responses service, which modelgate cannot run; only "function" tools are supported`,
+    `${path}: ${JSON.stringify(type ?? null)} is a built-in tool of the provider's Responses service, which modelgate cannot run; only "function" tools are supported (the operator can have them left out instead: responses.builtInTools: drop)`,
     path,
   );
 }
@@ -68,19 +69,35 @@ function decodeNamespace(tool: JsonObject, path: string): ToolDefinition[] {
   });
 }
 
-export function decodeTools(value: JsonValue | undefined): ToolDefinition[] {
+/** The built-in tools dropped from one request (their types), when the policy is `drop`. */
+export type DroppedTools = Set<string> | undefined;
+
+function builtInType(type: JsonValue | undefined): string {
+  return typeof type === 'string' ? type : JSON.stringify(type ?? null);
+}
+
+/** `dropped` set: built-in tools are left out and named there; undefined: they are a 400. */
+export function decodeTools(value: JsonValue | undefined, dropped?: DroppedTools): ToolDefinition[] {
   if (value === undefined || value === null) return [];
   return requireArray(value, 'tools').flatMap((entry, index) => {
     const path = `tools[${index}]`;
     const tool = requireObject(entry, path);
     if (tool.type === 'function') return [decodeFunction(tool, path)];
     if (tool.type === 'namespace') return decodeNamespace(tool, path);
-    return builtInRefusal(tool.type, `${path}.type`);
+    if (dropped === undefined) return builtInRefusal(tool.type, `${path}.type`);
+    dropped.add(builtInType(tool.type));
+    return [];
   });
 }
 
-/** `"auto" | "none" | "required" | {type:"function", name}`; a built-in tool's choice is a 400. */
-export function decodeToolChoice(value: JsonValue | undefined): ToolChoice | undefined {
+/**
+ * `"auto" | "none" | "required" | {type:"function", name}`; a built-in tool's choice is a 400, or,
+ * when built-in tools are dropped, no choice (the model chooses among the function tools).
+ */
+export function decodeToolChoice(
+  value: JsonValue | undefined,
+  dropped?: DroppedTools,
+): ToolChoice | undefined {
   if (value === undefined || value === null) return undefined;
   if (value === 'auto' || value === 'none' || value === 'required') return { type: value };
   const choice: JsonObject = requireObject(value, 'tool_choice');
@@ -92,5 +109,7 @@ export function decodeToolChoice(value: JsonValue | undefined): ToolChoice | und
       'tool_choice',
     );
   }
-  return builtInRefusal(choice.type, 'tool_choice.type');
+  if (dropped === undefined) return builtInRefusal(choice.type, 'tool_choice.type');
+  dropped.add(builtInType(choice.type));
+  return undefined;
 }
