@@ -84,6 +84,11 @@ test('invalid files fail at start with messages that name the field', () => {
   );
   assert.throws(() => loadConfig({}, writeConfig('bogus: 1\n')), /bogus/);
   assert.throws(() => loadConfig({}, writeConfig('aliases: { fast: nope }\n')), /unknown model nope/);
+  assert.throws(() => loadConfig({}, writeConfig("aliases: { 'a*b': A-1 }\n")), /may only end an alias/);
+  assert.deepEqual(
+    { ...loadConfig({}, writeConfig("aliases: { 'claude-*': B-2 }\n")).aliases },
+    { 'claude-*': 'B-2' },
+  );
   assert.throws(() => loadConfig({}, writeConfig('models:\n  - name: new-one\n')), /needs family/);
   assert.throws(() => loadConfig({}, '/nonexistent/modelgate.yaml'), /cannot read config file/);
   assert.throws(() => loadConfig({ ALPHA_BASE_URL: 'ftp://x' }), /ALPHA_BASE_URL/);

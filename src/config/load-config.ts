@@ -603,6 +603,9 @@ function buildAliases(file: ConfigFile, models: ModelEntry[]): Record<string, st
   const aliases: Record<string, string> = Object.create(null) as Record<string, string>;
   const add = (alias: string, target: string): void => {
     if (names.has(alias)) throw new ConfigError(`alias ${alias} is already a model name`);
+    // A `*` only ends a prefix alias (`claude-*`); anywhere else it would be a pattern nobody wrote.
+    if (alias.includes('*') && !(alias.length > 1 && alias.indexOf('*') === alias.length - 1))
+      throw new ConfigError(`alias ${alias}: "*" may only end an alias (a prefix, as in claude-*)`);
     if (!names.has(target)) throw new ConfigError(`alias ${alias} points to unknown model ${target}`);
     if (aliases[alias] !== undefined && aliases[alias] !== target) {
       throw new ConfigError(`alias ${alias} is defined twice`);

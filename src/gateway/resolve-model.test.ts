@@ -34,3 +34,17 @@ test('unknown or hostile names resolve to nothing', () => {
     assert.equal(resolver.resolve(name), undefined, name);
   }
 });
+
+test('prefix aliases catch every name they start, the longest prefix first, after exact names', () => {
+  const config = loadConfig({});
+  config.aliases = { 'claude-*': 'B-2', 'claude-haiku-*': 'B-1', 'claude-opus-5-5': 'B-3', 'gpt-*': 'A-1' };
+  const patterns = new ModelResolver(config);
+  assert.equal(patterns.resolve('claude-sonnet-4-5-20250929')?.name, 'B-2');
+  assert.equal(patterns.resolve('claude-haiku-4-5')?.name, 'B-1');
+  assert.equal(patterns.resolve('claude-opus-5-5')?.name, 'B-3');
+  assert.equal(patterns.resolve('gpt-5-codex')?.name, 'A-1');
+  // Catalog names and family prefixes are not shadowed; a bare prefix is not a name.
+  assert.equal(patterns.resolve('A-2')?.name, 'A-2');
+  assert.equal(patterns.resolve('gamma/claude-x')?.family, 'gamma');
+  assert.equal(patterns.resolve('claude'), undefined);
+});

@@ -1,6 +1,9 @@
 /**
  * Model routing: catalog name or alias first; `alpha/<id>`, `beta/<id>`, `gamma/<id>` send an
- * uncatalogued upstream id to that family. The result never carries a host chosen by the request.
+ * uncatalogued upstream id to that family; then prefix aliases (`claude-*`: every name that starts
+ * with `claude-`, the longest prefix winning), so a client's own default names (Claude Code asks for
+ * a `claude-…` id of the day when no model is chosen) reach a catalog model without listing each.
+ * The result never carries a host chosen by the request.
  */
 import type { Config } from '../config/config.ts';
 import { defaultPricing, type ModelEntry } from '../config/catalog.ts';
@@ -13,13 +16,18 @@ const uncataloguedMaxOutput = 4096;
 export class ModelResolver {
   readonly #byName = new Map<string, ModelEntry>();
   readonly #prefixed = new Map<string, ModelEntry>();
+  /** Prefix aliases (`claude-*`), longest prefix first. */
+  readonly #patterns: Array<{ prefix: string; entry: ModelEntry }> = [];
 
   constructor(config: Config) {
     for (const entry of config.models) this.#byName.set(entry.name, entry);
     for (const [alias, target] of Object.entries(config.aliases)) {
       const entry = this.#byName.get(target);
-      if (entry !== undefined) this.#byName.set(alias, entry);
+      if (entry === undefined) continue;
+      if (isPrefixAlias(alias)) this.#patterns.push({ prefix: alias.slice(0, -1), entry });
+      else this.#byName.set(alias, entry);
     }
+    this.#patterns.sort((left, right) => right.prefix.length - left.prefix.length);
   }
 
   /** The catalog entry for `name`, or undefined when nothing routes it. */
@@ -27,11 +35,14 @@ export class ModelResolver {
     const entry = this.#byName.get(name);
     if (entry !== undefined) return entry;
     const slash = name.indexOf('/');
-    if (slash <= 0) return undefined;
-    const family = name.slice(0, slash);
-    const upstreamModel = name.slice(slash + 1);
-    if (!isFamilyId(family) || !isSafeUpstreamId(upstreamModel)) return undefined;
-    return this.#prefixedEntry(name, family, upstreamModel);
+    if (slash > 0) {
+      const family = name.slice(0, slash);
+      const upstreamModel = name.slice(slash + 1);
+      if (isFamilyId(family) && isSafeUpstreamId(upstreamModel))
+        return this.#prefixedEntry(name, family, upstreamModel);
+    }
+    for (const pattern of this.#patterns) if (name.startsWith(pattern.prefix)) return pattern.entry;
+    return undefined;
   }
 
   /** Catalog entries, aliases excluded, for `GET /v1/models`. */
@@ -69,4 +80,9 @@ export function isSafeUpstreamId(id: string): boolean {
     /^[A-Za-z0-9][A-Za-z0-9._:@+-]*(\/[A-Za-z0-9][A-Za-z0-9._:@+-]*)*$/.test(id) &&
     !id.includes('..')
   );
+}
+
+/** `claude-*`: an alias for every model name that starts with `claude-`. */
+export function isPrefixAlias(alias: string): boolean {
+  return alias.length > 1 && alias.endsWith('*') && alias.indexOf('*') === alias.length - 1;
 }
