@@ -81,6 +81,41 @@ test('an output cap the gateway lowered reaches the upstream lowered; the versio
   assert.equal(both.headers['beta-version'], '2024-01-01');
 });
 
+test('a thinking budget the lowered cap leaves no room for is lowered below it, or thinking turned off', () => {
+  // What Claude Code sends with thinking on: a budget just below its 32000-token cap.
+  const body: JsonObject = {
+    model: 'alias',
+    max_tokens: 32000,
+    thinking: { type: 'enabled', budget_tokens: 31999 },
+    messages: [{ role: 'user', content: 'hi' }],
+  };
+  const request = decodeRequest({ body, route: {} });
+  request.sampling.maxOutputTokens = 8192;
+  const upstream = passThrough.encodeRequest(body, request, target);
+  assert.deepEqual(JSON.parse(upstream.body), {
+    ...body,
+    model: target.model,
+    max_tokens: 8192,
+    thinking: { type: 'enabled', budget_tokens: 8191 },
+  });
+  assert.deepEqual(upstream.warnings, [
+    'thinking.budget_tokens lowered from 31999 to 8191, below the lowered max_tokens',
+  ]);
+  request.sampling.maxOutputTokens = 1000;
+  const tight = passThrough.encodeRequest(body, request, target);
+  assert.deepEqual((JSON.parse(tight.body) as JsonObject).thinking, { type: 'disabled' });
+  // A budget that still fits is left as the client wrote it.
+  const fits = { ...body, thinking: { type: 'enabled', budget_tokens: 4000 } };
+  request.sampling.maxOutputTokens = 8192;
+  assert.deepEqual(
+    (JSON.parse(passThrough.encodeRequest(fits, request, target).body) as JsonObject).thinking,
+    {
+      type: 'enabled',
+      budget_tokens: 4000,
+    },
+  );
+});
+
 test('message_start names the client model whatever id the upstream answered (a dated one)', () => {
   const start: SseMessage = {
     event: 'message_start',

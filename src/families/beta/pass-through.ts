@@ -7,6 +7,7 @@ import type { HeaderMap, PassThrough, ResponseContext, UpstreamTarget } from '..
 import { isJsonObject, type ChatRequest, type JsonObject, type JsonValue } from '../../ir/index.ts';
 import type { SseMessage } from '../../sse/parse-sse.ts';
 import { sseData, sseEvent } from '../../sse/write-sse.ts';
+import { minThinkingBudget } from '../shared/reasoning-budget.ts';
 import { renameStringField } from '../shared/rename-field.ts';
 import { checkCacheBreakpoints, upstreamHeaders } from './encode-request.ts';
 import { betaFeatures, betaFeaturesHeader, clientVersion, versionHeader } from './surface.ts';
@@ -29,18 +30,37 @@ function encodeRequest(
   const features = clientHeaders[betaFeaturesHeader];
   const flags = features === undefined ? undefined : betaFeatures(features);
   if (flags !== undefined) headers[betaFeaturesHeader] = flags;
+  const cap = request.sampling.maxOutputTokens;
+  const warnings: string[] = [];
   return {
     path: messagesPath,
     headers,
     // Spreading keeps the client's key order; `model` is replaced in place, and so is an output
-    // cap the gateway lowered to the model's maximum.
+    // cap the gateway lowered to the model's maximum (with a thinking budget that no longer fits).
     body: JSON.stringify(
-      cappedAbove(body.max_tokens, request.sampling.maxOutputTokens)
-        ? { ...body, model: target.model, max_tokens: request.sampling.maxOutputTokens ?? null }
+      cap !== undefined && cappedAbove(body.max_tokens, cap)
+        ? { ...body, model: target.model, max_tokens: cap, ...fitThinking(body.thinking, cap, warnings) }
         : { ...body, model: target.model },
     ),
-    warnings: [],
+    warnings,
   };
+}
+
+/**
+ * B wants `budget_tokens < max_tokens`: a budget the lowered cap no longer leaves room for is
+ * lowered below it (Claude Code asks 31999 of 32000), or thinking is turned off when the cap is too
+ * small to think at all. Only the `thinking` key, and only when it must change.
+ */
+function fitThinking(thinking: JsonValue | undefined, cap: number, warnings: string[]): JsonObject {
+  if (!isJsonObject(thinking) || thinking.type !== 'enabled') return {};
+  const budget = thinking.budget_tokens;
+  if (typeof budget !== 'number' || budget < cap) return {};
+  if (cap <= minThinkingBudget) {
+    warnings.push(`thinking turned off: the lowered max_tokens ${cap} leaves no room for it`);
+    return { thinking: { type: 'disabled' } };
+  }
+  warnings.push(`thinking.budget_tokens lowered from ${budget} to ${cap - 1}, below the lowered max_tokens`);
+  return { thinking: { ...thinking, budget_tokens: cap - 1 } };
 }
 
 /** The client's cap is above the (lowered) one the request carries. */
