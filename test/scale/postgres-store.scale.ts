@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, test } from 'node:test';
 import { emptyPolicy, KeyStoreError } from '../../src/keys/key-store.ts';
 import { connectPostgres, type PgConnection } from '../../src/store/postgres/connection.ts';
@@ -278,6 +279,32 @@ describe('the PostgreSQL store on a real server', { skip, timeout: 300_000 }, ()
     assert.equal(afterwards - before, 2_500);
     assert.equal(await shipper.drain(1_000), 0);
     outbox.close();
+  });
+
+  test('a row the server refuses for what it holds is set aside; the rows around it are shipped', async () => {
+    const path = join(directory, 'poison.db');
+    const outbox = new LedgerOutbox(path);
+    const shipper = new LedgerShipper(outbox, connection, { idleMs: 20 });
+    // PostgreSQL text cannot hold NUL: the server refuses this row whatever the batch.
+    outbox.write([row(20_001), row(20_002, { error: 'bad\u0000kind' }), row(20_003)]);
+    shipper.start();
+    assert.equal(await shipper.drain(10_000), 0);
+    const shipped = await connection.query<{ request_id: string }>(
+      "SELECT request_id FROM usage_ledger WHERE request_id IN ('req_20001', 'req_20002', 'req_20003') ORDER BY 1",
+    );
+    assert.deepEqual(
+      shipped.map((entry) => entry.request_id),
+      ['req_20001', 'req_20003'],
+    );
+    outbox.close();
+    const file = new DatabaseSync(path, { readOnly: true });
+    const rejected = file.prepare('SELECT row, reason FROM rejected').all() as {
+      row: string;
+      reason: string;
+    }[];
+    file.close();
+    assert.equal(rejected.length, 1);
+    assert.equal((JSON.parse(rejected[0]?.row ?? '{}') as LedgerRow).requestId, 'req_20002');
   });
 
   test('modelgate migrate, keys and usage work against it', () => {

@@ -30,6 +30,7 @@ export class LedgerOutbox implements LedgerWriter {
   readonly #count: StatementSync;
   readonly #first: StatementSync;
   readonly #lease: StatementSync;
+  readonly #reject: StatementSync;
   readonly #release: StatementSync;
 
   constructor(path: string) {
@@ -39,6 +40,7 @@ export class LedgerOutbox implements LedgerWriter {
     this.#database.exec(
       `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;
        CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, row TEXT NOT NULL);
+       CREATE TABLE IF NOT EXISTS rejected (seq INTEGER PRIMARY KEY, row TEXT NOT NULL, reason TEXT NOT NULL);
        CREATE TABLE IF NOT EXISTS ship_lease (
          name TEXT PRIMARY KEY, holder TEXT NOT NULL, until INTEGER NOT NULL
        );`,
@@ -54,6 +56,9 @@ export class LedgerOutbox implements LedgerWriter {
       `INSERT INTO ship_lease (name, holder, until) VALUES ('ship', ?, ?)
        ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until
        WHERE ship_lease.holder = excluded.holder OR ship_lease.until < ?`,
+    );
+    this.#reject = this.#database.prepare(
+      `INSERT OR REPLACE INTO rejected (seq, row, reason) SELECT seq, row, ? FROM outbox WHERE seq = ?;`,
     );
     this.#release = this.#database.prepare(
       "UPDATE ship_lease SET until = 0 WHERE name = 'ship' AND holder = ?",
@@ -89,6 +94,22 @@ export class LedgerOutbox implements LedgerWriter {
     const first = entries[0];
     const last = entries.at(-1);
     if (first !== undefined && last !== undefined) this.#remove.run(first.seq, last.seq);
+  }
+
+  /**
+   * Moves a row the server refuses for what it holds (not for being unreachable) out of the way, to
+   * the `rejected` table of this file, so it cannot hold up every row after it. Kept for an operator.
+   */
+  reject(entry: OutboxEntry, reason: string): void {
+    this.#database.exec('BEGIN');
+    try {
+      this.#reject.run(reason.slice(0, 500), entry.seq);
+      this.#remove.run(entry.seq, entry.seq);
+      this.#database.exec('COMMIT');
+    } catch (error) {
+      if (this.#database.isTransaction) this.#database.exec('ROLLBACK');
+      throw error;
+    }
   }
 
   hasRows(): boolean {

@@ -11,6 +11,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../log/logger.ts';
 import { roundMs, type LedgerRow } from '../../usage/ledger.ts';
+import { StoreUnavailableError } from '../store-errors.ts';
 import type { PgConnection } from './connection.ts';
 import type { LedgerOutbox, OutboxEntry } from './ledger-outbox.ts';
 
@@ -77,6 +78,19 @@ export async function shipRows(connection: PgConnection, rows: readonly LedgerRo
   const values = columns.map(([, , value]) => rows.map(value));
   const [result] = await connection.query<{ inserted: number }>(shipSql, values);
   return result?.inserted ?? 0;
+}
+
+/**
+ * Failures worth retrying as they are: the server unreachable, a statement cancelled by its timeout,
+ * a serialization failure or deadlock, the server short of resources. Anything else is about the rows.
+ */
+function transient(error: unknown): boolean {
+  if (error instanceof StoreUnavailableError) return true;
+  const code = (error as { code?: unknown }).code;
+  return (
+    typeof code === 'string' &&
+    (code === '57014' || code === '40001' || code === '40P01' || code === '55P03' || code.startsWith('53'))
+  );
 }
 
 export class LedgerShipper {
@@ -177,10 +191,29 @@ export class LedgerShipper {
   }
 
   async #ship(entries: readonly OutboxEntry[]): Promise<void> {
-    this.inserted += await shipRows(
-      this.#connection,
-      entries.map((entry) => entry.row),
-    );
+    try {
+      this.inserted += await shipRows(
+        this.#connection,
+        entries.map((entry) => entry.row),
+      );
+    } catch (error) {
+      if (transient(error)) throw error;
+      // The server refused what a row holds: ship one by one so only that row is set aside.
+      for (const entry of entries) {
+        try {
+          this.inserted += await shipRows(this.#connection, [entry.row]);
+        } catch (alone) {
+          if (transient(alone)) throw alone;
+          const reason = alone instanceof Error ? alone.message : 'refused';
+          this.#outbox.reject(entry, reason);
+          this.#logger?.error('ledger row refused by PostgreSQL: set aside in the outbox file', {
+            outbox: this.#outbox.path,
+            requestId: entry.row.requestId,
+            cause: reason,
+          });
+        }
+      }
+    }
   }
 
   #health(healthy: boolean, error?: unknown): void {
