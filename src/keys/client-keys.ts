@@ -83,7 +83,11 @@ export class ClientKeys {
 
   /** A key was created, changed or revoked through this process: reload now and tell the others. */
   async changed(): Promise<void> {
-    await this.refresh();
+    try {
+      await this.refresh();
+    } catch {
+      // The change is stored; this process's background recheck reads it once the store answers.
+    }
     this.onChange?.();
   }
 
