@@ -15,6 +15,7 @@ import { canPin, killAllNow } from './lib/processes.ts';
 import { summarize } from './lib/report.ts';
 import { realLaunchers } from './lib/launchers.ts';
 import { scenarios } from './lib/scenarios.ts';
+import { formatMetricsPath, measureMetricsPath } from './metrics-path.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -70,6 +71,9 @@ async function main(): Promise<void> {
   const run = await runBench(options);
   const summary = summarize(run, Math.max(...options.connections), Math.min(...options.connections));
   process.stdout.write('\n' + formatSummary(summary) + '\n');
+  // In process, after the load: the metrics' own cost per request, with and without.
+  const metricsPath = measureMetricsPath();
+  process.stdout.write('\n' + formatMetricsPath(metricsPath) + '\n');
   const { launchers: _launchers, log: _log, cwd: _cwd, ...config } = options;
   const report = {
     startedAt: startedAt.toISOString(),
@@ -82,13 +86,18 @@ async function main(): Promise<void> {
     scenarios,
     ...run,
     summary,
+    metricsPath,
   };
   const directory = join(repoRoot, 'bench', 'results');
   await mkdir(directory, { recursive: true });
   const file = join(directory, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   await writeFile(file, JSON.stringify(report, null, 2) + '\n');
   process.stdout.write(`\nresults: ${file}\n`);
-  if (process.env['BENCH_STRICT'] === '1' && summary.checks.some((check) => check.pass === false))
+  const metricsOver = metricsPath.metricsUs > metricsPath.targetUs;
+  if (
+    process.env['BENCH_STRICT'] === '1' &&
+    (metricsOver || summary.checks.some((check) => check.pass === false))
+  )
     process.exitCode = 1;
 }
 

@@ -1,6 +1,7 @@
 /** The validated, immutable gateway configuration (env + optional file), built once at startup. */
 import type { FamilyId } from '../ir/index.ts';
 import type { ModelEntry } from './catalog.ts';
+import type { MetricsConfig, TracingConfig } from './observability-config.ts';
 
 /** What the Responses API does with a provider's built-in tools (config `responses.builtInTools`). */
 export type BuiltInToolPolicy = 'reject' | 'drop';
@@ -157,6 +158,10 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Where rate limits and budgets live when several processes share them. */
   sharedStore: SharedStoreConfig;
+  /** `GET /metrics`: who may scrape it, per-key labels, the series cap. */
+  metrics: MetricsConfig;
+  /** OTLP trace export (standard OTEL_* variables). */
+  tracing: TracingConfig;
 }
 
 export interface SharedStoreConfig {

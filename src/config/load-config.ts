@@ -10,6 +10,7 @@ import { familyIds, type FamilyId } from '../ir/index.ts';
 import { defaultCatalog, defaultPricing, type ModelEntry } from './catalog.ts';
 import type { Config, DeploymentConfig, ModelRouting, TimeoutConfig, UpstreamConfig } from './config.ts';
 import type { RateLimitConfig } from './config.ts';
+import { metricsConfig, metricsFileSchema, tracingConfig } from './observability-config.ts';
 
 const positiveInteger = z.number().int().positive();
 const price = z.number().nonnegative();
@@ -179,6 +180,7 @@ const fileSchema = z.strictObject({
       builtInTools: z.enum(['reject', 'drop']).optional(),
     })
     .optional(),
+  metrics: metricsFileSchema,
 });
 
 type ConfigFile = z.infer<typeof fileSchema>;
@@ -273,6 +275,10 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
     logLevel: logLevel(environment.LOG_LEVEL) ?? file.logLevel ?? 'info',
     sharedStore: sharedStoreConfig(file, environment),
     ...keyPolicyConfig(file, environment),
+    metrics: metricsConfig(file.metrics, environment, (message) => {
+      throw new ConfigError(message);
+    }),
+    tracing: tracingConfig(environment),
   };
 }
 

@@ -22,6 +22,10 @@ export interface RequestContext {
   timeline: RequestTimeline;
   /** Set once the rate-limit headers are on the answer. */
   limitsReported: boolean;
+  /** The catalog model the request named, once resolved (for metrics). */
+  model?: string;
+  /** The request's W3C trace id: the client's `traceparent`, or the gateway's span when tracing. */
+  traceId?: string;
 }
 
 export function newRequestContext(surface: SurfaceCodec): RequestContext {

@@ -32,6 +32,7 @@ export async function handleChat(
     images: dependencies.images,
     strictOutputTokens: dependencies.strictOutputTokens,
   });
+  context.model = prepared.entry.name;
   const admission = await dependencies.admission.admit(call, prepared, context);
   let delivery: Delivery | undefined;
   let failure: unknown = undefined;

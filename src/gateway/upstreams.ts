@@ -81,6 +81,13 @@ export class UpstreamRouter {
     return { status: open === 0 ? 'ok' : 'degraded', open_circuits: open, models };
   }
 
+  /** Every catalog model's deployments with their breakers (read by the metrics when scraped). */
+  *breakers(): Iterable<{ deployment: string; model: string; breaker: CircuitBreaker }> {
+    for (const route of this.#routes.values())
+      for (const deployment of route.deployments)
+        yield { deployment: deployment.id, model: route.entry.name, breaker: deployment.breaker };
+  }
+
   async close(): Promise<void> {
     await Promise.all([...[...this.#http.values()].map((http) => http.close()), this.#simulator.close()]);
   }

@@ -11,7 +11,7 @@ import { bootstrapClientKeys, type ClientKeys } from '../keys/client-keys.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Stores } from '../store/stores.ts';
-import type { Ledger } from '../usage/ledger.ts';
+import type { Ledger, LedgerRow, LedgerSink } from '../usage/ledger.ts';
 import { createAdmissionPolicy } from './admission-policy.ts';
 import { MemoryBudgets } from './budgets.ts';
 import { createHeaderScreen } from './header-screen.ts';
@@ -38,6 +38,8 @@ export async function createKeyServices(
   stores: Stores,
   logger: Logger,
   clock: () => number = Date.now,
+  /** Told about every ledger row as it is appended (the metrics: their token and cost counters). */
+  observeRow?: (row: LedgerRow) => void,
 ): Promise<KeyServices> {
   const store = stores.keys;
   const { keys, generatedKey } = await bootstrapClientKeys(
@@ -53,6 +55,15 @@ export async function createKeyServices(
         cause: error instanceof Error ? error.message : 'unknown',
       }),
   });
+  const rows: LedgerSink =
+    observeRow === undefined
+      ? ledger
+      : {
+          append(row) {
+            ledger.append(row);
+            observeRow(row);
+          },
+        };
   // Catalog and configured models have known prices; `family/<id>` pass-through models do not.
   const priced = new Set(config.models.map((entry) => entry.name));
   const ceilings = priceCeilings(config);
@@ -65,7 +76,7 @@ export async function createKeyServices(
     keys,
     limiter,
     budgets,
-    ledger,
+    ledger: rows,
     isPriced: (entry) => priced.has(entry.name),
     pricingFor: (entry) => ceilings.get(entry.name) ?? entry.pricing,
     pricingOf: (model) => pricing.get(model),
@@ -79,7 +90,7 @@ export async function createKeyServices(
       keys,
       limiter,
       budgets,
-      ledger,
+      ledger: rows,
       clock,
       familyOf: (model) => families.get(model),
     }),

@@ -31,6 +31,7 @@ test('after the cool-down one probe goes through; its success closes the circuit
   assert.equal(breaker.state(1002), 'closed');
   assert.ok(breaker.allows(1002));
   assert.equal(breaker.snapshot(1002).opens, 1);
+  assert.deepEqual({ ...breaker.transitions }, { open: 1, 'half-open': 1, closed: 1 });
 });
 
 test('a failed probe opens the circuit again for a whole cool-down; a probe without verdict frees the slot', () => {

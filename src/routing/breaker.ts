@@ -16,6 +16,8 @@ export class CircuitBreaker {
   #probing = false;
   /** Times the circuit opened (for health). */
   #opens = 0;
+  /** Moves into each state since start (for metrics): a probe taking a cooled circuit is half-open. */
+  readonly #transitions: Record<BreakerState, number> = { closed: 0, open: 0, 'half-open': 0 };
 
   constructor(config: BreakerConfig) {
     this.#threshold = config.failureThreshold;
@@ -32,11 +34,15 @@ export class CircuitBreaker {
   /** A call starts: past the cool-down, the first one becomes the half-open probe. */
   begin(now: number): void {
     if (this.#state === 'closed') return;
-    if (this.#state === 'open' && now >= this.#openedAt + this.#cooldownMs) this.#state = 'half-open';
+    if (this.#state === 'open' && now >= this.#openedAt + this.#cooldownMs) {
+      this.#state = 'half-open';
+      this.#transitions['half-open']++;
+    }
     if (this.#state === 'half-open') this.#probing = true;
   }
 
   succeed(): void {
+    if (this.#state !== 'closed') this.#transitions.closed++;
     this.#state = 'closed';
     this.#failures = 0;
     this.#probing = false;
@@ -46,7 +52,10 @@ export class CircuitBreaker {
     if (this.#threshold === 0) return;
     this.#failures++;
     if (this.#state === 'half-open' || this.#failures >= this.#threshold) {
-      if (this.#state !== 'open') this.#opens++;
+      if (this.#state !== 'open') {
+        this.#opens++;
+        this.#transitions.open++;
+      }
       this.#state = 'open';
       this.#openedAt = now;
     }
@@ -56,6 +65,11 @@ export class CircuitBreaker {
   /** The call ended without a verdict (the client left): a probe slot is freed. */
   release(): void {
     this.#probing = false;
+  }
+
+  /** Moves into each state since start. */
+  get transitions(): Readonly<Record<BreakerState, number>> {
+    return this.#transitions;
   }
 
   /** Milliseconds until an open circuit lets a probe through (0 when calls may start). */

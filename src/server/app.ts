@@ -20,6 +20,7 @@ import type { AdminKey } from '../keys/admin-key.ts';
 import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { Logger } from '../log/logger.ts';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import type { ResponseStore } from '../store/response-store.ts';
 import type { UsageReports } from '../usage/report.ts';
 import { RequestTimeline, timedSink } from '../usage/request-timeline.ts';
@@ -34,6 +35,8 @@ import { isJsonContentType, parseJsonBody, readBody } from './read-body.ts';
 import { storedResponsesRoute, isStoredResponsePath } from './responses-route.ts';
 import { beginResponsesTurn } from './responses-turn.ts';
 import { matchSurface, repeatedHeader, surfaceForUnknownPath } from './surface-for-path.ts';
+import { metricsPath, metricsRoute, type MetricsEndpoint } from './metrics-route.ts';
+import { traceIdOf } from '../tracing/traceparent.ts';
 
 export interface AppDependencies extends ChatDependencies {
   config: Config;
@@ -51,6 +54,10 @@ export interface AppDependencies extends ChatDependencies {
   clock?: () => number;
   /** Stored Responses API answers; without it nothing is kept and continuations are not found. */
   responses?: ResponseStore;
+  /** Told about every chat request once answered; undefined when metrics are off. */
+  metrics?: GatewayMetrics | undefined;
+  /** `GET /metrics`; without it the path answers 404. */
+  metricsEndpoint?: MetricsEndpoint | undefined;
 }
 
 export interface RequestHandler {
@@ -116,7 +123,11 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
     const timeline = new RequestTimeline();
     const requestId = generateId('req_');
     inFlight++;
+    let traceId: string | undefined;
     void route(request, response, requestId, timeline, state)
+      .then((id) => {
+        traceId = id;
+      })
       .catch((error: unknown) => {
         // Last resort: a bug must cost one request, never the process.
         dependencies.logger.error('unhandled', {
@@ -140,6 +151,7 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
           path: pathOf(request.url),
           status: response.statusCode,
           ms: Math.round(timeline.elapsed() * 100) / 100,
+          ...(traceId === undefined ? {} : { traceId }),
         });
       });
   };
@@ -184,13 +196,14 @@ interface RouteState {
   guards: BeforeBodyGuards;
 }
 
+/** Answers one request; returns its W3C trace id when it has one (for the log line). */
 async function route(
   request: IncomingMessage,
   response: ServerResponse,
   requestId: string,
   timeline: RequestTimeline,
   state: RouteState,
-): Promise<void> {
+): Promise<string | undefined> {
   const { dependencies } = state;
   const url = request.url ?? '';
   const queryStart = url.indexOf('?');
@@ -210,6 +223,10 @@ async function route(
   if (isStoredResponsePath(pathname)) {
     const stored = { keys: dependencies.keys, store: dependencies.responses, clock: state.clock };
     await storedResponsesRoute(request, pathname, search, stored, answer, baseHeaders);
+    return;
+  }
+  if (pathname === metricsPath) {
+    await metricsRoute(request, response, dependencies.metricsEndpoint, baseHeaders);
     return;
   }
   if (pathname === '/admin' || pathname.startsWith('/admin/')) {
@@ -234,6 +251,8 @@ async function route(
     timeline,
     limitsReported: false,
   };
+  const traceId = traceIdOf(request.headers.traceparent);
+  if (traceId !== undefined) context.traceId = traceId;
   let key: ClientKey | undefined;
   let body: unknown;
   let watch: BodyWatch | undefined;
@@ -318,8 +337,13 @@ async function route(
       onAttempt: timeline.recordAttempt,
     };
     if (turn !== undefined) call.turn = turn.turn;
-    await handleChat(call, dependencies, context);
+    const delivery = await handleChat(call, dependencies, context);
     await turn?.finish();
+    dependencies.metrics?.chatEnded(
+      context,
+      response.statusCode,
+      delivery.completed ? undefined : (abortReason(call.signal) ?? delivery.error?.kind ?? 'upstream'),
+    );
   } catch (error) {
     // Refused before the whole request arrived (from its headers, or cut while reading it): the
     // rest of the upload is not read, the connection closes after the answer.
@@ -336,7 +360,20 @@ async function route(
       );
     }
     sendError(response, surface, error, sink.headers, requestId, dependencies.logger, timeline);
+    if (match?.route.countTokens !== true)
+      dependencies.metrics?.chatEnded(
+        context,
+        response.statusCode,
+        error instanceof GatewayError ? error.kind : 'internal',
+      );
   }
+  return context.traceId;
+}
+
+/** Why a request's signal was aborted (`client_abort`, `shutdown`), undefined while it was not. */
+function abortReason(signal: AbortSignal): string | undefined {
+  if (!signal.aborted) return undefined;
+  return typeof signal.reason === 'string' ? signal.reason : 'client_abort';
 }
 
 /** Rate-limit headers for an answer that never reached admission; a store failure only loses them. */

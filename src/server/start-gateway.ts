@@ -7,6 +7,9 @@ import { ModelResolver } from '../gateway/resolve-model.ts';
 import { UpstreamRouter } from '../gateway/upstreams.ts';
 import { createKeyServices } from '../limits/key-services.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
+import { GatewayMetrics } from '../metrics/gateway-metrics.ts';
+import { processRegistry } from '../metrics/process-metrics.ts';
+import { AdminKey } from '../keys/admin-key.ts';
 import { createSimulator } from '../simulator/simulator.ts';
 import { createSimulatorTransport } from '../simulator/transport.ts';
 import { urlPassword } from '../store/database-url.ts';
@@ -21,6 +24,8 @@ export interface RunningGateway {
   server: Server;
   /** Printed once by the caller: only set when this start generated the first client key. */
   generatedKey: string | undefined;
+  /** The metrics (current values for the dashboard: `metrics.snapshot()`); undefined when turned off. */
+  metrics: GatewayMetrics | undefined;
   close(): Promise<void>;
 }
 
@@ -38,10 +43,20 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
     ),
     ...(config.adminKey === undefined ? [] : [config.adminKey]),
     ...(config.databaseUrl === undefined ? [] : [config.databaseUrl, urlPassword(config.databaseUrl) ?? '']),
+    ...(config.metrics.token === undefined ? [] : [config.metrics.token]),
   ];
   const log = logger ?? createLogger(config.logLevel, secrets);
   const stores = await openStores(config, log);
-  const services = await createKeyServices(config, stores, log);
+  const metrics = config.metrics.enabled
+    ? new GatewayMetrics({
+        models: config.models.map((entry) => entry.name),
+        perKeyLabels: config.metrics.perKeyLabels,
+        maxSeries: config.metrics.maxSeriesPerMetric,
+      })
+    : undefined;
+  // The event-loop monitor runs from the start, so the first scrape has something to say.
+  if (metrics !== undefined) await processRegistry();
+  const services = await createKeyServices(config, stores, log, Date.now, metrics?.ledgerRow);
   const { keys, store, generatedKey, adminKey, admission, ledger } = services;
   stores.start();
   await services.start();
@@ -76,9 +91,28 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
     responses,
     strictOutputTokens: config.strictOutputTokens,
     health: () => ({ ...upstreams.health(), in_flight: guard.inFlight, shed: guard.shed }),
+    metrics,
+    metricsEndpoint:
+      metrics === undefined
+        ? undefined
+        : {
+            metrics,
+            credentials: [adminKey, new AdminKey(config.metrics.token)],
+            open: config.metrics.open,
+          },
   });
   // Beyond maxInFlight chat requests, new ones are shed at once in the surface's error shape.
   const guard = guardInFlight(handler, config.maxInFlight);
+  metrics?.collectFrom({
+    inFlight: () => guard.inFlight,
+    shed: () => guard.shed,
+    ledgerQueue: () => ledger.pending,
+    breakers: function* () {
+      const now = upstreams.clock.now();
+      for (const { deployment, model, breaker } of upstreams.breakers())
+        yield { deployment, model, state: breaker.state(now), transitions: breaker.transitions };
+    },
+  });
   const server = createServer(
     {
       keepAliveTimeout: 65_000,
@@ -107,6 +141,7 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
     url: `http://${host}:${address.port}`,
     server,
     generatedKey,
+    metrics,
     // Idempotent (SIGINT then SIGTERM): stop accepting, let the requests in flight finish, then
     // write the ledger's last batch.
     close: () =>

@@ -78,6 +78,9 @@ const migrations: readonly string[] = [
      response TEXT NOT NULL
    );
    CREATE INDEX responses_expiry ON responses (expires_at);`,
+  // Reasoning tokens (the metrics count them too) and the request's W3C trace id.
+  `ALTER TABLE usage_ledger ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE usage_ledger ADD COLUMN trace_id TEXT;`,
 ];
 
 export type Database = DatabaseSync;

@@ -40,11 +40,13 @@ test('without MODELGATE_DATABASE_URL the embedded store serves everything and pg
     cachedTokens: 0,
     cacheWriteTokens: 0,
     outputTokens: 2,
+    reasoningTokens: 0,
     costUsd: 0.25,
     usageEstimated: false,
     latencyMs: 1,
     ttftMs: undefined,
     overheadMs: 0.1,
+    traceId: undefined,
   });
   await ledger.close();
   assert.equal((await stores.usage.report({ by: 'key', since: 0 })).total.requests, 1);

@@ -113,6 +113,7 @@ export function ledgerRows(
     cachedTokens: usage?.cacheReadTokens ?? 0,
     cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
     outputTokens: usage?.outputTokens ?? 0,
+    reasoningTokens: usage?.reasoningTokens ?? 0,
     costUsd: accounted.costUsd,
     usageEstimated: accounted.estimated,
     latencyMs: (timeline.endedAt ?? now) - timeline.receivedAt,
@@ -165,6 +166,7 @@ export function ledgerRows(
       cachedTokens: 0,
       cacheWriteTokens: 0,
       outputTokens: 0,
+      reasoningTokens: 0,
       costUsd: 0,
       usageEstimated: false,
       latencyMs: attempt.endedAt - attempt.sentAt,
@@ -174,10 +176,19 @@ export function ledgerRows(
   });
 }
 
-type BaseRow = Pick<LedgerRow, 'requestId' | 'keyId' | 'surface' | 'model' | 'family' | 'stream'> &
+type BaseRow = Pick<
+  LedgerRow,
+  'requestId' | 'keyId' | 'surface' | 'model' | 'family' | 'stream' | 'traceId'
+> &
   Pick<
     LedgerRow,
-    'promptTokens' | 'cachedTokens' | 'cacheWriteTokens' | 'outputTokens' | 'costUsd' | 'usageEstimated'
+    | 'promptTokens'
+    | 'cachedTokens'
+    | 'cacheWriteTokens'
+    | 'outputTokens'
+    | 'reasoningTokens'
+    | 'costUsd'
+    | 'usageEstimated'
   >;
 
 function baseRow(call: ChatCall, prepared: PreparedRequest, context: RequestContext): BaseRow {
@@ -188,10 +199,12 @@ function baseRow(call: ChatCall, prepared: PreparedRequest, context: RequestCont
     model: prepared.entry.name,
     family: prepared.entry.family,
     stream: prepared.request.stream,
+    traceId: context.traceId,
     promptTokens: 0,
     cachedTokens: 0,
     cacheWriteTokens: 0,
     outputTokens: 0,
+    reasoningTokens: 0,
     costUsd: 0,
     usageEstimated: false,
   };
@@ -242,10 +255,12 @@ export function headerRefusalRow(
     cachedTokens: 0,
     cacheWriteTokens: 0,
     outputTokens: 0,
+    reasoningTokens: 0,
     costUsd: 0,
     usageEstimated: false,
     latencyMs: elapsed,
     ttftMs: undefined,
     overheadMs: elapsed,
+    traceId: context.traceId,
   };
 }

@@ -26,11 +26,13 @@ function row(overrides: Partial<LedgerRow> = {}): LedgerRow {
     cachedTokens: 2,
     cacheWriteTokens: 1,
     outputTokens: 5,
+    reasoningTokens: 0,
     costUsd: 0.000105,
     usageEstimated: false,
     latencyMs: 12.345,
     ttftMs: 3.2,
     overheadMs: 0.41,
+    traceId: undefined,
     ...overrides,
   };
 }
@@ -155,7 +157,15 @@ test('large batches (multi-row inserts and the rest) keep every row and field', 
   const database = openDatabase(':memory:');
   const ledger = new UsageLedger(new SqliteLedgerWriter(database));
   for (let index = 0; index < 130; index++)
-    ledger.append(row({ requestId: `req_${index}`, outputTokens: index, costUsd: 0.001 }));
+    ledger.append(
+      row({
+        requestId: `req_${index}`,
+        outputTokens: index,
+        reasoningTokens: index % 2,
+        costUsd: 0.001,
+        traceId: index === 129 ? '4bf92f3577b34da6a3ce929d0e0e4736' : undefined,
+      }),
+    );
   assert.equal(ledger.flush(), 130);
   const summary = database
     .prepare(
@@ -168,6 +178,8 @@ test('large batches (multi-row inserts and the rest) keep every row and field', 
   const last = database.prepare("SELECT * FROM usage_ledger WHERE request_id = 'req_129'").get();
   assert.equal(last?.deployment, 'B-1');
   assert.equal(last.overhead_ms, 0.41);
+  assert.equal(last.reasoning_tokens, 1);
+  assert.equal(last.trace_id, '4bf92f3577b34da6a3ce929d0e0e4736');
 });
 
 test('a large backlog is written in slices, the event loop free between them; spend matches', async () => {

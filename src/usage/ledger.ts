@@ -42,12 +42,16 @@ export interface LedgerRow {
   cachedTokens: number;
   cacheWriteTokens: number;
   outputTokens: number;
+  /** Reasoning tokens, part of `outputTokens`, when the upstream reported them. */
+  reasoningTokens: number;
   costUsd: number;
   /** The tokens were counted by the gateway from what the client received (a stream cut short). */
   usageEstimated: boolean;
   latencyMs: number | undefined;
   ttftMs: number | undefined;
   overheadMs: number | undefined;
+  /** The W3C trace id of the request (the client's `traceparent`, or the gateway's own span). */
+  traceId: string | undefined;
 }
 
 export interface LedgerSink {

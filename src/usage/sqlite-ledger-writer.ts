@@ -50,13 +50,14 @@ export class SqliteLedgerWriter implements LedgerWriter {
   }
 }
 
-/** Rows per multi-row INSERT (24 columns each: well under SQLite's parameter limit). */
+/** Rows per multi-row INSERT (26 columns each: well under SQLite's parameter limit). */
 const chunkRows = 64;
 
 const columns = `request_id, attempt, final, created_at, key_id, surface, model, family, upstream_model,
   deployment, stream, status, upstream_status, outcome, error, prompt_tokens, cached_tokens,
-  cache_write_tokens, output_tokens, cost_usd, usage_estimated, latency_ms, ttft_ms, overhead_ms`;
-const rowPlaceholders = `(${Array.from({ length: 24 }, () => '?').join(', ')})`;
+  cache_write_tokens, output_tokens, cost_usd, usage_estimated, latency_ms, ttft_ms, overhead_ms,
+  reasoning_tokens, trace_id`;
+const rowPlaceholders = `(${Array.from({ length: 26 }, () => '?').join(', ')})`;
 
 function insertSql(rows: number): string {
   return `INSERT INTO usage_ledger (${columns}) VALUES ${Array.from({ length: rows }, () => rowPlaceholders).join(', ')}`;
@@ -88,5 +89,7 @@ function pushValues(values: SQLInputValue[], row: LedgerRow): void {
     roundMs(row.latencyMs),
     roundMs(row.ttftMs),
     roundMs(row.overheadMs),
+    row.reasoningTokens,
+    row.traceId ?? null,
   );
 }

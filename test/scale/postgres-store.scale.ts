@@ -50,11 +50,13 @@ function row(index: number, overrides: Partial<LedgerRow> = {}): LedgerRow {
     cachedTokens: index % 4,
     cacheWriteTokens: 1,
     outputTokens: 5 + index,
+    reasoningTokens: index % 2,
     costUsd: index % 5 === 0 ? 0 : 0.000105 * index,
     usageEstimated: false,
     latencyMs: 12.345,
     ttftMs: undefined,
     overheadMs: 0.41,
+    traceId: index.toString(16).padStart(32, '0'),
     ...overrides,
   };
 }

@@ -86,7 +86,11 @@ export class LedgerOutbox implements LedgerWriter {
   /** The oldest rows, in the order they were written. */
   take(limit: number): OutboxEntry[] {
     const rows = this.#take.all(limit) as unknown as { seq: number; row: string }[];
-    return rows.map((entry) => ({ seq: entry.seq, row: JSON.parse(entry.row) as LedgerRow }));
+    // A row queued by an older version lacks the newer fields (reasoning tokens: 0).
+    return rows.map((entry) => {
+      const row = JSON.parse(entry.row) as Omit<LedgerRow, 'reasoningTokens'> & { reasoningTokens?: number };
+      return { seq: entry.seq, row: { ...row, reasoningTokens: row.reasoningTokens ?? 0 } };
+    });
   }
 
   /** Forgets rows the server has (from `take`: a run of the lowest sequence numbers). */

@@ -54,6 +54,8 @@ const columns: readonly [string, string, (row: LedgerRow) => unknown][] = [
   ['latency_ms', 'float8', (row) => roundMs(row.latencyMs)],
   ['ttft_ms', 'float8', (row) => roundMs(row.ttftMs)],
   ['overhead_ms', 'float8', (row) => roundMs(row.overheadMs)],
+  ['reasoning_tokens', 'int8', (row) => row.reasoningTokens],
+  ['trace_id', 'text', (row) => row.traceId ?? null],
 ];
 
 const names = columns.map(([name]) => name).join(', ');

@@ -81,6 +81,9 @@ export const postgresMigrations: readonly string[] = [
      response TEXT NOT NULL
    );
    CREATE INDEX responses_expiry ON responses (expires_at);`,
+  // Reasoning tokens (the metrics count them too) and the request's W3C trace id.
+  `ALTER TABLE usage_ledger ADD COLUMN reasoning_tokens BIGINT NOT NULL DEFAULT 0;
+   ALTER TABLE usage_ledger ADD COLUMN trace_id TEXT;`,
 ];
 
 /** Any fixed number: the lock only serialises modelgate's own migrations. */
