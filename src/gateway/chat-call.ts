@@ -47,6 +47,11 @@ export interface ChatCall {
   /** Told about every upstream call as it gets its answer (or fails to). */
   onAttempt?: (attempt: AttemptRecord) => void;
   /**
+   * Told about every upstream call just before it is sent, with the headers it will carry (tracing
+   * starts the call's span and adds its `traceparent`). Set only when tracing is on.
+   */
+  onSending?: ((attempt: AttemptRecord, headers: Record<string, string>) => void) | undefined;
+  /**
    * Work that must not delay the request (metering a key that is never refused): run once, right
    * after the first upstream request is handed to the transport, and awaited before the answer
    * starts. Must not reject. Set by admission.

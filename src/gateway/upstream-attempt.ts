@@ -28,6 +28,7 @@ export async function sendAttempt(
 ): Promise<SendResult> {
   const deployment = attempt.step.deployment;
   if (deployment.faultHeaders) forwardSimulationHeaders(call.headers, request);
+  call.onSending?.(record, request.headers);
   let response: UpstreamResponse;
   const pending = dispatch(deployment, request, timers.signal);
   // Once the request is on its way: the timer setup and the metering are not on its path.

@@ -37,6 +37,7 @@ import { beginResponsesTurn } from './responses-turn.ts';
 import { matchSurface, repeatedHeader, surfaceForUnknownPath } from './surface-for-path.ts';
 import { metricsPath, metricsRoute, type MetricsEndpoint } from './metrics-route.ts';
 import { traceIdOf } from '../tracing/traceparent.ts';
+import type { RequestTracer } from '../tracing/tracing.ts';
 
 export interface AppDependencies extends ChatDependencies {
   config: Config;
@@ -58,6 +59,8 @@ export interface AppDependencies extends ChatDependencies {
   metrics?: GatewayMetrics | undefined;
   /** `GET /metrics`; without it the path answers 404. */
   metricsEndpoint?: MetricsEndpoint | undefined;
+  /** Spans of every chat request and upstream call; undefined unless trace export is on. */
+  tracer?: RequestTracer | undefined;
 }
 
 export interface RequestHandler {
@@ -251,8 +254,12 @@ async function route(
     timeline,
     limitsReported: false,
   };
-  const traceId = traceIdOf(request.headers.traceparent);
-  if (traceId !== undefined) context.traceId = traceId;
+  const tracer = dependencies.tracer;
+  if (tracer !== undefined) tracer.begin(context, request.headers);
+  else {
+    const traceId = traceIdOf(request.headers.traceparent);
+    if (traceId !== undefined) context.traceId = traceId;
+  }
   let key: ClientKey | undefined;
   let body: unknown;
   let watch: BodyWatch | undefined;
@@ -312,7 +319,14 @@ async function route(
         },
         dependencies,
       );
-      return;
+      tracer?.end(context, {
+        status: response.statusCode,
+        errorKind: undefined,
+        delivery: undefined,
+        keyId: key.id,
+        body,
+      });
+      return context.traceId;
     }
     // The Responses API answers with its own ids and keeps what it answered (responses-turn.ts).
     const turn =
@@ -335,15 +349,19 @@ async function route(
       signal: controller.signal,
       clientId: key.id,
       onAttempt: timeline.recordAttempt,
+      onSending:
+        tracer === undefined
+          ? undefined
+          : (record, headers) => tracer.attemptSending(context, record, headers),
     };
     if (turn !== undefined) call.turn = turn.turn;
     const delivery = await handleChat(call, dependencies, context);
     await turn?.finish();
-    dependencies.metrics?.chatEnded(
-      context,
-      response.statusCode,
-      delivery.completed ? undefined : (abortReason(call.signal) ?? delivery.error?.kind ?? 'upstream'),
-    );
+    const errorKind = delivery.completed
+      ? undefined
+      : (abortReason(call.signal) ?? delivery.error?.kind ?? 'upstream');
+    dependencies.metrics?.chatEnded(context, response.statusCode, errorKind);
+    tracer?.end(context, { status: response.statusCode, errorKind, delivery, keyId: key.id, body });
   } catch (error) {
     // Refused before the whole request arrived (from its headers, or cut while reading it): the
     // rest of the upload is not read, the connection closes after the answer.
@@ -360,12 +378,16 @@ async function route(
       );
     }
     sendError(response, surface, error, sink.headers, requestId, dependencies.logger, timeline);
+    const errorKind = error instanceof GatewayError ? error.kind : 'internal';
     if (match?.route.countTokens !== true)
-      dependencies.metrics?.chatEnded(
-        context,
-        response.statusCode,
-        error instanceof GatewayError ? error.kind : 'internal',
-      );
+      dependencies.metrics?.chatEnded(context, response.statusCode, errorKind);
+    tracer?.end(context, {
+      status: response.statusCode,
+      errorKind,
+      delivery: undefined,
+      keyId: key?.id,
+      body,
+    });
   }
   return context.traceId;
 }

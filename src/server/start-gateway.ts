@@ -10,6 +10,7 @@ import { createLogger, type Logger } from '../log/logger.ts';
 import { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import { processRegistry } from '../metrics/process-metrics.ts';
 import { AdminKey } from '../keys/admin-key.ts';
+import { startTracing, type TracingOptions } from '../tracing/tracing.ts';
 import { createSimulator } from '../simulator/simulator.ts';
 import { createSimulatorTransport } from '../simulator/transport.ts';
 import { urlPassword } from '../store/database-url.ts';
@@ -29,7 +30,16 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(config: Config, logger?: Logger): Promise<RunningGateway> {
+export interface GatewayOptions {
+  /** Spans go here instead of OTLP (tests: an in-memory exporter); turns tracing on. */
+  spanExporter?: TracingOptions['exporter'];
+}
+
+export async function startGateway(
+  config: Config,
+  logger?: Logger,
+  options: GatewayOptions = {},
+): Promise<RunningGateway> {
   const secrets = [
     ...config.staticKeys,
     ...Object.values(config.upstreams).flatMap((upstream) =>
@@ -56,6 +66,11 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
     : undefined;
   // The event-loop monitor runs from the start, so the first scrape has something to say.
   if (metrics !== undefined) await processRegistry();
+  // The OpenTelemetry SDK is loaded only when traces are exported.
+  const tracer = await startTracing(
+    config.tracing,
+    options.spanExporter === undefined ? {} : { exporter: options.spanExporter },
+  );
   const services = await createKeyServices(config, stores, log, Date.now, metrics?.ledgerRow);
   const { keys, store, generatedKey, adminKey, admission, ledger } = services;
   stores.start();
@@ -92,6 +107,7 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
     strictOutputTokens: config.strictOutputTokens,
     health: () => ({ ...upstreams.health(), in_flight: guard.inFlight, shed: guard.shed }),
     metrics,
+    tracer,
     metricsEndpoint:
       metrics === undefined
         ? undefined
@@ -157,6 +173,7 @@ export async function startGateway(config: Config, logger?: Logger): Promise<Run
         await closed;
         clearInterval(purgeTimer);
         await ledger.close();
+        await tracer?.shutdown();
         await services.close();
         await upstreams.close();
         await stores.close();
