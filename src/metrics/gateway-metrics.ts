@@ -142,9 +142,12 @@ export class GatewayMetrics {
       'Cost in US dollars as the usage ledger records it.',
       ['gen_ai_provider_name', 'gen_ai_response_model', ...keyLabel],
     );
-    registry.gauge('modelgate_requests_in_flight', 'Chat requests being answered now.', [], () => [
-      [[], this.#sources?.inFlight() ?? 0],
-    ]);
+    registry.gauge(
+      'modelgate_requests_in_flight',
+      'POST requests being answered now (what server.maxInFlight caps).',
+      [],
+      () => [[[], this.#sources?.inFlight() ?? 0]],
+    );
     registry.gauge(
       'modelgate_requests_shed_total',
       'Chat requests shed at once because the gateway was at its in-flight cap.',
