@@ -42,16 +42,16 @@ export function geminiCli(gatewayUrl: string): ClientSetup {
 }
 
 /**
- * Codex reads its provider from `$CODEX_HOME/config.toml` (default `~/.codex`). One line besides
- * the provider: its hosted web search runs inside the vendor's own service, which no gateway (and
- * no loopback-only run) has, so it is off (modelgate answers a `web_search` tool with a 400).
+ * Codex reads its provider from `$CODEX_HOME/config.toml` (default `~/.codex`): the provider only.
+ * Its hosted `web_search` tool stays on, as users leave it; the gateway under test is configured
+ * with `responses.builtInTools: drop` (see codexGatewayConfig), which leaves the tool out with a
+ * warning instead of the default 400.
  */
 export function codexCli(gatewayUrl: string, model: string): ClientSetup {
   const config = [
     `model = "${model}"`,
     'model_provider = "modelgate"',
     'check_for_update_on_startup = false',
-    'web_search = "disabled"',
     '',
     '[model_providers.modelgate]',
     'name = "modelgate"',
@@ -65,6 +65,9 @@ export function codexCli(gatewayUrl: string, model: string): ClientSetup {
   ].join('\n');
   return { env: { OPENAI_API_KEY: clientKey }, homeFiles: { '.codex/config.toml': config } };
 }
+
+/** The operator's setting that lets Codex's hosted tools through unchanged (left out, with a warning). */
+export const codexGatewayConfig = { responses: { builtInTools: 'drop' } };
 
 export function openAiSdkEnv(gatewayUrl: string): Record<string, string> {
   return { OPENAI_BASE_URL: `${gatewayUrl}/v1`, OPENAI_API_KEY: clientKey };

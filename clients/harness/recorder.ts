@@ -15,7 +15,11 @@ export interface RecordedExchange {
   bodyFields: string[];
   model: string | undefined;
   stream: boolean | undefined;
+  /** The `type` of each tool the request declares (`function`, `web_search`, …). */
+  toolTypes: string[];
   status: number;
+  /** The answer's `warning` header (what the gateway left out or changed). */
+  warning: string | undefined;
   /** The first 2 KB of a non-2xx answer. */
   errorBody: string | undefined;
 }
@@ -47,6 +51,8 @@ export async function startRecorder(target: string): Promise<Recorder> {
         },
         (answer) => {
           exchange.status = answer.statusCode ?? 0;
+          const warning = answer.headers.warning;
+          exchange.warning = Array.isArray(warning) ? warning.join(', ') : warning;
           exchanges.push(exchange);
           outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
           let kept = '';
@@ -97,6 +103,7 @@ function describeRequest(
   const fields = isRecord(parsed) ? parsed : {};
   const model = fields['model'];
   const stream = fields['stream'];
+  const tools = fields['tools'];
   return {
     method,
     path: url.replace(/([?&]key=)[^&]*/g, '$1…'),
@@ -104,7 +111,11 @@ function describeRequest(
     bodyFields: Object.keys(fields).sort(),
     model: typeof model === 'string' ? model : undefined,
     stream: typeof stream === 'boolean' ? stream : undefined,
+    toolTypes: Array.isArray(tools)
+      ? tools.flatMap((tool) => (isRecord(tool) && typeof tool['type'] === 'string' ? [tool['type']] : []))
+      : [],
     status: 0,
+    warning: undefined,
     errorBody: undefined,
   };
 }

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { assertCleanRun, assertLedger } from '../harness/assertions.ts';
-import { codexCli } from '../harness/client-setup.ts';
+import { codexCli, codexGatewayConfig } from '../harness/client-setup.ts';
 import { clientBin, newFolder } from '../harness/run-client.ts';
 import { startStage, type Stage } from '../harness/stage.ts';
 
@@ -17,7 +17,7 @@ const timeoutMs = 120_000;
 let stage: Stage;
 
 before(async () => {
-  stage = await startStage();
+  stage = await startStage(codexGatewayConfig);
 });
 after(async () => {
   await stage.stop();
@@ -38,6 +38,13 @@ for (const model of models) {
     assert.match(result.run.stdout, new RegExp(`Simulated reply from ${model}:`), result.explain());
     assert.ok(
       result.exchanges.every((exchange) => exchange.path === '/v1/responses' && exchange.stream === true),
+      result.explain(),
+    );
+    // Codex sends its hosted web search; the gateway leaves it out and says so.
+    const searching = result.exchanges.filter((exchange) => exchange.toolTypes.includes('web_search'));
+    assert.ok(searching.length > 0, `Codex declared web_search: ${result.explain()}`);
+    assert.ok(
+      searching.every((exchange) => exchange.status === 200 && /web_search/.test(exchange.warning ?? '')),
       result.explain(),
     );
     await assertLedger(result, 'responses', model);
