@@ -17,7 +17,8 @@ export function runMigrate(argv: string[]): Promise<void> {
       throw new UsageError(`unexpected argument ${parsed.positional[0] ?? ''}`);
     const report = await migrateStore(commandConfig(parsed));
     if (parsed.flags.has('json')) {
-      print({ object: 'migration', store: report.kind, location: report.location, ...versions(report) });
+      const { kind, location, from, to, latest } = report;
+      print({ object: 'migration', store: kind, location, from, to, latest });
       return;
     }
     const store = report.kind === 'postgres' ? 'PostgreSQL' : 'embedded store';
@@ -27,12 +28,4 @@ export function runMigrate(argv: string[]): Promise<void> {
         : `${store} ${report.location} migrated from schema version ${report.from} to ${report.to}.\n`,
     );
   }, migrateUsage);
-}
-
-function versions(report: { from: number; to: number; latest: number }): {
-  from: number;
-  to: number;
-  latest: number;
-} {
-  return { from: report.from, to: report.to, latest: report.latest };
 }
