@@ -89,6 +89,17 @@ export async function handleAdmin(
     );
   if (!dependencies.adminKey.verify(request.credential))
     throw new AdminError(401, 'invalid_admin_key', 'Invalid or missing admin key');
+  return routeAdmin(request, dependencies);
+}
+
+/**
+ * The admin routes for a caller already known to be the admin: the admin key (above) or a
+ * dashboard session signed in with it (dashboard/dashboard-route.ts), one logic for both.
+ */
+export async function routeAdmin(
+  request: AdminRequest,
+  dependencies: AdminDependencies,
+): Promise<AdminAnswer> {
   try {
     return await route(request, dependencies);
   } catch (error) {

@@ -11,6 +11,8 @@ import type { Config } from '../config/config.ts';
 import type { SurfaceCodec } from '../families/codec.ts';
 import { defaultSurface } from '../families/registry.ts';
 import type { RequestContext } from '../gateway/admission.ts';
+import { createDashboard, type Dashboard } from '../dashboard/dashboard-route.ts';
+import type { WatchedLedger } from '../dashboard/live-tail.ts';
 import { countTokens } from '../gateway/count-tokens.ts';
 import { handleChat, type ChatCall, type ChatDependencies } from '../gateway/handle-chat.ts';
 import { generateId } from '../gateway/ids.ts';
@@ -21,6 +23,7 @@ import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { Logger } from '../log/logger.ts';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
+import type { Database } from '../store/database.ts';
 import type { ResponseStore } from '../store/response-store.ts';
 import type { UsageReports } from '../usage/report.ts';
 import { RequestTimeline, timedSink } from '../usage/request-timeline.ts';
@@ -51,6 +54,11 @@ export interface AppDependencies extends ChatDependencies {
     store: KeyStore;
     usage: UsageReports;
   };
+  /**
+   * The embedded store's database (the dashboard's rollups and sessions) and the ledger its live
+   * tail watches; without it `/dashboard` answers 404 (the PostgreSQL store has no dashboard yet).
+   */
+  dashboard?: { database: Database; ledger: WatchedLedger };
   /** Unix milliseconds (key expiry, limits); injectable for tests. */
   clock?: () => number;
   /** Stored Responses API answers; without it nothing is kept and continuations are not found. */
@@ -67,6 +75,8 @@ export interface RequestHandler {
   (request: IncomingMessage, response: ServerResponse): void;
   /** Requests being answered now. */
   readonly inFlight: number;
+  /** Ends the dashboard's live-tail streams (shutdown). */
+  closeStreams(): void;
   /**
    * Lets the requests in flight finish (new answers say `connection: close`); after `timeoutMs`
    * the rest are aborted (streams end with the family's error event, their usage is recorded).
@@ -96,6 +106,11 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
           health: dependencies.health,
           clock,
         };
+  const board = dependencies.dashboard;
+  const dashboard =
+    admin === undefined || board === undefined
+      ? undefined
+      : createDashboard(admin, board.database, board.ledger, dependencies.logger);
   const modelsRoute = createModelsRoute({
     keys: dependencies.keys,
     models: dependencies.models,
@@ -106,6 +121,7 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
   const state: RouteState = {
     dependencies,
     admin,
+    dashboard,
     clock,
     controllers,
     draining: () => draining,
@@ -163,6 +179,7 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
     get inFlight() {
       return inFlight;
     },
+    closeStreams: () => dashboard?.close(),
     async drain(timeoutMs: number): Promise<void> {
       draining = true;
       const settled = (): Promise<void> =>
@@ -191,6 +208,7 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
 interface RouteState {
   dependencies: AppDependencies;
   admin: AdminDependencies | undefined;
+  dashboard: Dashboard | undefined;
   clock: () => number;
   controllers: Set<AbortController>;
   draining: () => boolean;
@@ -236,6 +254,11 @@ async function route(
     await adminRoute(request, pathname, search, state.admin, dependencies.logger, answer, () => {
       if (expectsContinue(request)) response.writeContinue();
     });
+    return;
+  }
+  if (pathname === '/dashboard' || pathname.startsWith('/dashboard/')) {
+    if (state.dashboard === undefined) answer(404, { error: { message: 'The dashboard is not available' } });
+    else await state.dashboard.handle(request, response, pathname, search);
     return;
   }
   // Created first so that every answer, errors included, carries the same headers.

@@ -97,6 +97,10 @@ export async function startGateway(
   const handler = createRequestHandler({
     admission,
     admin: { adminKey, store, usage: stores.usage },
+    // The dashboard reads the embedded store (rollups, sessions); PostgreSQL has none yet.
+    ...(stores.database === undefined || ledger.watch === undefined
+      ? {}
+      : { dashboard: { database: stores.database, ledger: { watch: ledger.watch } } }),
     config,
     keys,
     logger: log,
@@ -168,6 +172,7 @@ export async function startGateway(
           });
         });
         server.closeIdleConnections();
+        handler.closeStreams();
         await handler.drain(config.drainTimeoutMs);
         server.closeAllConnections();
         await closed;

@@ -2,6 +2,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { rollupBackfillSql } from './rollup-backfill.ts';
 
 const migrations: readonly string[] = [
   `CREATE TABLE client_keys (
@@ -81,6 +82,44 @@ const migrations: readonly string[] = [
   // Reasoning tokens (the metrics count them too) and the request's W3C trace id.
   `ALTER TABLE usage_ledger ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE usage_ledger ADD COLUMN trace_id TEXT;`,
+  // The dashboard: per-minute and per-hour rollups kept by the ledger's own transactions (charts
+  // never scan the ledger), one row per bucket and value of one dimension at a time (all, key,
+  // model, family, model+deployment: never their cross product, which grows with every key and
+  // model); latency histograms (log bins as `bin:count …` text, per model and for all models as
+  // model ''); sessions (a digest of the session id only). Rows already written are rolled up here.
+  `CREATE TABLE usage_rollup (
+     period INTEGER NOT NULL,
+     dimension TEXT NOT NULL,
+     bucket INTEGER NOT NULL,
+     value TEXT NOT NULL,
+     requests INTEGER NOT NULL,
+     errors INTEGER NOT NULL,
+     attempts INTEGER NOT NULL,
+     retries INTEGER NOT NULL,
+     fallbacks INTEGER NOT NULL,
+     prompt_tokens INTEGER NOT NULL,
+     cached_tokens INTEGER NOT NULL,
+     cache_write_tokens INTEGER NOT NULL,
+     output_tokens INTEGER NOT NULL,
+     cost_usd REAL NOT NULL,
+     overhead_ms REAL NOT NULL,
+     overhead_count INTEGER NOT NULL,
+     PRIMARY KEY (period, dimension, bucket, value)
+   ) WITHOUT ROWID;
+   CREATE TABLE latency_rollup (
+     period INTEGER NOT NULL,
+     model TEXT NOT NULL,
+     bucket INTEGER NOT NULL,
+     metric TEXT NOT NULL,
+     counts TEXT NOT NULL,
+     PRIMARY KEY (period, model, bucket, metric)
+   ) WITHOUT ROWID;
+   CREATE TABLE dashboard_sessions (
+     id_hash TEXT PRIMARY KEY,
+     csrf TEXT NOT NULL,
+     expires_at INTEGER NOT NULL
+   );
+   ${rollupBackfillSql}`,
 ];
 
 export type Database = DatabaseSync;

@@ -12,7 +12,7 @@ import type { Logger } from '../log/logger.ts';
 import { UsageLedger, type Ledger, type LedgerOptions } from '../usage/ledger.ts';
 import { SqliteUsageReports, type UsageReports } from '../usage/report.ts';
 import { SqliteLedgerWriter } from '../usage/sqlite-ledger-writer.ts';
-import { openDatabase, openMigrated } from './database.ts';
+import { openDatabase, openMigrated, type Database } from './database.ts';
 import { SqliteResponseStore, type ResponseStore } from './response-store.ts';
 
 export interface Stores {
@@ -23,6 +23,8 @@ export interface Stores {
   /** The active keys for the gateway's cache (synchronous; see `KeySource`). */
   readonly keySource: KeySource;
   readonly usage: UsageReports;
+  /** The embedded store's database (the dashboard's rollups and sessions); undefined with PostgreSQL. */
+  readonly database: Database | undefined;
   responses(retentionMs: number): ResponseStore;
   /** The gateway's ledger (only a serving process asks for one). */
   ledger(options: LedgerOptions): Ledger;
@@ -53,6 +55,7 @@ export function embeddedStores(path: string): Stores {
     keys,
     keySource: keys,
     usage: new SqliteUsageReports(database),
+    database,
     responses: (retentionMs) => new SqliteResponseStore(database, retentionMs),
     ledger(options) {
       const usageLedger = new UsageLedger(new SqliteLedgerWriter(database), options);
@@ -64,6 +67,7 @@ export function embeddedStores(path: string): Stores {
         get pending() {
           return usageLedger.pending;
         },
+        watch: (watcher) => usageLedger.watch(watcher),
         close: async () => {
           usageLedger.close();
           return Promise.resolve();

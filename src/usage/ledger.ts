@@ -63,6 +63,8 @@ export interface Ledger extends LedgerSink {
   /** Rows appended and not written yet. */
   readonly pending: number;
   close(): Promise<void>;
+  /** Calls `watcher` with each row appended from now on; returns what stops it (the live tail). */
+  readonly watch?: (watcher: (row: LedgerRow) => void) => () => void;
 }
 
 /** Writes one batch in one transaction, synchronously; throws when nothing was written. */
@@ -85,6 +87,8 @@ export interface LedgerOptions {
 
 export class UsageLedger implements LedgerSink {
   readonly #writer: LedgerWriter;
+  /** Told of every row as it is appended (the dashboard's live tail); usually empty. */
+  readonly #watchers = new Set<(row: LedgerRow) => void>();
   readonly #windowMs: number;
   readonly #onError: (error: unknown) => void;
   #pending: LedgerRow[] = [];
@@ -100,6 +104,7 @@ export class UsageLedger implements LedgerSink {
 
   append(row: LedgerRow): void {
     this.#pending.push(row);
+    if (this.#watchers.size > 0) for (const watcher of this.#watchers) watcher(row);
     if (this.#closed) {
       this.flush();
       return;
@@ -121,6 +126,12 @@ export class UsageLedger implements LedgerSink {
     if (batch.length === 0) return 0;
     this.#pending = [];
     return this.#writeBatch(batch) ? batch.length : 0;
+  }
+
+  /** Calls `watcher` with each row appended from now on; returns what stops it. */
+  watch(watcher: (row: LedgerRow) => void): () => void {
+    this.#watchers.add(watcher);
+    return () => this.#watchers.delete(watcher);
   }
 
   /** Writes what is pending; later appends are written at once. */

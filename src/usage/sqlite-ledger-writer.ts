@@ -1,10 +1,12 @@
 /**
  * The embedded store's ledger writer: a batch in one transaction, 64-row inserts, and the batch's
- * cost added to each key's lifetime spend in the same transaction (spend and ledger never disagree).
+ * cost added to each key's lifetime spend in the same transaction (spend and ledger never disagree),
+ * as are the dashboard's per-minute and per-hour rollups (`rollups.ts`).
  */
 import type { SQLInputValue, StatementSync } from 'node:sqlite';
 import type { Database } from '../store/database.ts';
 import { roundMs, type LedgerRow, type LedgerWriter } from './ledger.ts';
+import { RollupWriter } from './rollups.ts';
 
 export class SqliteLedgerWriter implements LedgerWriter {
   readonly #database: Database;
@@ -12,11 +14,13 @@ export class SqliteLedgerWriter implements LedgerWriter {
   /** Inserts `chunkRows` rows per call: fewer statement runs per batch. */
   readonly #insertChunk: StatementSync;
   readonly #addSpend: StatementSync;
+  readonly #rollups: RollupWriter;
 
   constructor(database: Database) {
     this.#database = database;
     this.#insert = database.prepare(insertSql(1));
     this.#insertChunk = database.prepare(insertSql(chunkRows));
+    this.#rollups = new RollupWriter(database);
     this.#addSpend = database.prepare(
       `INSERT INTO key_spend (key_id, spent_usd) VALUES (?, ?)
        ON CONFLICT (key_id) DO UPDATE SET spent_usd = spent_usd + excluded.spent_usd`,
@@ -42,6 +46,7 @@ export class SqliteLedgerWriter implements LedgerWriter {
         this.#insert.run(...values);
       }
       for (const [keyId, cost] of spend) this.#addSpend.run(keyId, cost);
+      this.#rollups.write(batch);
       this.#database.exec('COMMIT');
     } catch (error) {
       if (this.#database.isTransaction) this.#database.exec('ROLLBACK');

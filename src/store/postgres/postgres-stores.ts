@@ -46,6 +46,7 @@ function postgresStores(
   return {
     kind: 'postgres',
     location: connection.location,
+    database: undefined,
     keys: new PgKeyStore(connection),
     keySource,
     usage: new PgUsageReports(connection),

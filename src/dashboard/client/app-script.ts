@@ -1,0 +1,392 @@
+/**
+ * The dashboard's browser code (served as /dashboard/assets/app.js): hash-routed pages drawn from
+ * the dashboard API, charts with uPlot. Plain JavaScript in a string (no build step, no template
+ * literals inside); every request goes to this origin, every change carries the CSRF token.
+ */
+export const appScript = String.raw`(function () {
+'use strict';
+var csrf = document.querySelector('meta[name="csrf-token"]').getAttribute('content');
+var main = document.getElementById('main');
+var charts = [];
+var cleanups = [];
+var palette = ['#2f6fde', '#e0782f', '#1f8a4c', '#c4321c', '#7b4fd6', '#0f9aa8', '#b7791f', '#d6407d', '#667085'];
+
+function el(tag, attributes, children) {
+  var node = document.createElement(tag);
+  if (attributes) Object.keys(attributes).forEach(function (name) {
+    var value = attributes[name];
+    if (value === undefined || value === null || value === false) return;
+    if (name === 'text') node.textContent = value;
+    else if (name.slice(0, 2) === 'on') node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value === true ? '' : value);
+  });
+  (children || []).forEach(function (child) {
+    if (child === null || child === undefined) return;
+    node.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
+  });
+  return node;
+}
+
+function api(path, options) {
+  options = options || {};
+  var headers = { accept: 'application/json' };
+  if (options.method && options.method !== 'GET') headers['x-csrf-token'] = csrf;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  return fetch('/dashboard/api/' + path, {
+    method: options.method || 'GET',
+    headers: headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    credentials: 'same-origin',
+  }).then(function (response) {
+    if (response.status === 401) { location.href = '/dashboard/login'; throw new Error('signed out'); }
+    return response.json().then(function (body) {
+      if (!response.ok) throw new Error((body && body.error && body.error.message) || ('HTTP ' + response.status));
+      return body;
+    });
+  });
+}
+
+var integer = new Intl.NumberFormat('en-US');
+function count(value) { return integer.format(value); }
+function usd(value) { return '$' + (value < 1 && value > 0 ? value.toFixed(6) : value.toFixed(2)); }
+function percent(value) { return (value * 100).toFixed(value > 0 && value < 0.01 ? 2 : 1) + '%'; }
+function ms(value) { return value === null || value === undefined ? '–' : (value >= 1000 ? (value / 1000).toFixed(2) + ' s' : value.toFixed(1) + ' ms'); }
+function rate(value) { return value >= 10 ? value.toFixed(1) : value >= 0.01 || value === 0 ? value.toFixed(3) : value.toPrecision(2); }
+
+function card(label, value, name) {
+  return el('div', { class: 'card', 'data-metric': name }, [
+    el('div', { class: 'label', text: label }),
+    el('div', { class: 'value', text: value }),
+  ]);
+}
+
+function table(columns, rows, name) {
+  if (rows.length === 0) return el('p', { class: 'empty', 'data-table': name, text: 'Nothing in this range yet.' });
+  var head = el('tr', null, columns.map(function (column) {
+    return el('th', { class: column.num ? 'num' : null, text: column.title });
+  }));
+  var body = rows.map(function (row) {
+    return el('tr', null, columns.map(function (column) {
+      var value = column.value(row);
+      var cell = el('td', { class: (column.num ? 'num ' : '') + (column.className ? column.className(row) : ''), 'data-column': column.key || null });
+      if (value instanceof Node) cell.appendChild(value); else cell.textContent = value;
+      return cell;
+    }));
+  });
+  return el('div', { class: 'table-wrap' }, [el('table', { 'data-table': name }, [el('thead', null, [head]), el('tbody', null, body)])]);
+}
+
+var formats = { usd: usd, percent: percent, ms: ms, count: count, rate: rate };
+
+/** Axis labels with as many decimals as the tick step needs (uPlot passes the step). */
+function axisValues(kind) {
+  return function (u, splits, axisIndex, space, step) {
+    var scaled = kind === 'percent' ? step * 100 : step;
+    var digits = scaled > 0 && scaled < 1 ? Math.min(8, Math.ceil(-Math.log10(scaled) - 1e-9)) : 0;
+    return splits.map(function (value) {
+      if (value === null || value === undefined) return '';
+      if (kind === 'usd') return '$' + value.toFixed(digits);
+      if (kind === 'percent') return (value * 100).toFixed(digits) + '%';
+      if (kind === 'ms') return value.toFixed(digits) + ' ms';
+      return value.toFixed(digits);
+    });
+  };
+}
+
+function chart(title, times, lines, kind, name) {
+  var format = formats[kind];
+  // Each line's sum, for whoever checks the chart against the ledger (the browser tests do).
+  var sums = lines.map(function (line) { return line.values.reduce(function (total, value) { return total + (value || 0); }, 0); });
+  var box = el('div', { class: 'chart', 'data-chart': name, 'data-sums': JSON.stringify(sums) }, [el('h3', { text: title })]);
+  var holder = el('div');
+  box.appendChild(holder);
+  requestAnimationFrame(function () {
+    var width = Math.max(300, holder.clientWidth || 560);
+    var plot = new uPlot({
+      width: width,
+      height: 220,
+      scales: { x: { time: true } },
+      axes: [{}, { values: axisValues(kind), size: 80 }],
+      series: [{}].concat(lines.map(function (line, index) {
+        // Sparse lines (a few buckets with data) are drawn as points too: a lone bucket has no line.
+        var filled = line.values.filter(function (value) { return value !== null && value !== 0; }).length;
+        return { label: line.label, stroke: palette[index % palette.length], width: 1.5,
+          points: { show: filled > 0 && filled < 60, size: 6 },
+          value: function (u, v) { return v === null || v === undefined ? '–' : format(v); } };
+      })),
+    }, [times].concat(lines.map(function (line) { return line.values; })), holder);
+    charts.push(plot);
+  });
+  return box;
+}
+
+function rangePicker(current, onChange) {
+  return el('label', null, ['Range ', el('select', { 'data-control': 'range', onchange: function (event) { onChange(event.target.value); } },
+    ['1h', '24h', '7d', '30d'].map(function (name) { return el('option', { value: name, selected: name === current, text: name }); }))]);
+}
+
+var state = { range: '1h', by: 'key' };
+
+function renderOverview() {
+  return api('overview?range=' + state.range).then(function (data) {
+    var totals = data.totals;
+    var series = data.series;
+    var t = series.t;
+    return [
+      el('h1', { text: 'Overview' }),
+      el('div', { class: 'toolbar' }, [rangePicker(state.range, function (value) { state.range = value; show(); })]),
+      el('div', { class: 'cards' }, [
+        card('Requests', count(totals.requests), 'requests'),
+        card('Requests / s (avg)', rate(totals.requests_per_s), 'requests_per_s'),
+        card('Error rate', percent(totals.error_rate), 'error_rate'),
+        card('Prompt tokens', count(totals.prompt_tokens), 'prompt_tokens'),
+        card('Output tokens', count(totals.output_tokens), 'output_tokens'),
+        card('Cache-hit ratio', percent(totals.cache_hit_ratio), 'cache_hit_ratio'),
+        card('Spend (range)', usd(totals.cost_usd), 'cost_usd'),
+        card('Spend today (UTC)', usd(data.spend.today_usd), 'spend_today'),
+        card('Spend this month', usd(data.spend.month_usd), 'spend_month'),
+      ]),
+      el('div', { class: 'charts' }, [
+        chart('Requests per second', t, [{ label: 'req/s', values: series.requests_per_s }], 'rate', 'requests'),
+        chart('Error rate', t, [{ label: 'errors', values: series.error_rate }], 'percent', 'errors'),
+        chart('Latency', t, [
+          { label: 'p50', values: series.latency_p50 }, { label: 'p95', values: series.latency_p95 }, { label: 'p99', values: series.latency_p99 },
+        ], 'ms', 'latency'),
+        chart('Time to first token', t, [
+          { label: 'p50', values: series.ttft_p50 }, { label: 'p95', values: series.ttft_p95 }, { label: 'p99', values: series.ttft_p99 },
+        ], 'ms', 'ttft'),
+        chart('Tokens', t, [
+          { label: 'prompt', values: series.prompt_tokens }, { label: 'output', values: series.output_tokens }, { label: 'cached', values: series.cached_tokens },
+        ], 'count', 'tokens'),
+      ]),
+    ];
+  });
+}
+
+function renderUsage() {
+  return api('usage?range=' + state.range + '&by=' + state.by).then(function (data) {
+    var series = data.series;
+    var lines = function (values) { return series.names.map(function (name, index) { return { label: name, values: values[index] }; }); };
+    var budgets = data.budgets;
+    return [
+      el('h1', { text: 'Usage and spend' }),
+      el('div', { class: 'toolbar' }, [
+        rangePicker(state.range, function (value) { state.range = value; show(); }),
+        el('label', null, ['By ', el('select', { 'data-control': 'by', onchange: function (event) { state.by = event.target.value; show(); } },
+          ['key', 'model', 'family'].map(function (name) { return el('option', { value: name, selected: name === state.by, text: name }); }))]),
+      ]),
+      table([
+        { title: state.by, key: 'group', value: function (row) { return row[data.by]; } },
+        { title: 'requests', key: 'requests', num: true, value: function (row) { return count(row.requests); } },
+        { title: 'errors', key: 'errors', num: true, value: function (row) { return count(row.errors); } },
+        { title: 'prompt', key: 'prompt_tokens', num: true, value: function (row) { return count(row.prompt_tokens); } },
+        { title: 'cached', key: 'cached_tokens', num: true, value: function (row) { return count(row.cached_tokens); } },
+        { title: 'cache write', key: 'cache_write_tokens', num: true, value: function (row) { return count(row.cache_write_tokens); } },
+        { title: 'output', key: 'output_tokens', num: true, value: function (row) { return count(row.output_tokens); } },
+        { title: 'cost (USD)', key: 'cost_usd', num: true, value: function (row) { return String(row.cost_usd); } },
+      ], data.data, 'usage'),
+      el('div', { class: 'charts' }, [
+        chart('Spend by ' + state.by, series.t, lines(series.cost_usd), 'usd', 'spend'),
+        chart('Tokens by ' + state.by, series.t, lines(series.tokens), 'count', 'usage-tokens'),
+        budgets.keys.length === 0
+          ? el('div', { class: 'chart', 'data-chart': 'budget' }, [el('h3', { text: 'Budget burn-down' }), el('p', { class: 'empty', text: 'No active key has a budget.' })])
+          : chart('Budget burn-down (remaining)', budgets.t, budgets.keys.map(function (key) { return { label: key.name, values: key.remaining_usd }; }), 'usd', 'budget'),
+      ]),
+    ];
+  });
+}
+
+function renderKeys() {
+  return api('keys?all=true').then(function (data) {
+    var result = el('div', { 'data-role': 'created' });
+    var form = el('form', { class: 'inline', 'data-form': 'create-key' }, [
+      el('label', null, ['Name', el('input', { name: 'name', required: true, maxlength: '100' })]),
+      el('label', null, ['Models (comma-separated, empty: all)', el('input', { name: 'models' })]),
+      el('label', null, ['Budget USD', el('input', { name: 'budget_usd', type: 'number', min: '0', step: 'any' })]),
+      el('label', null, ['Requests / min', el('input', { name: 'rpm', type: 'number', min: '1' })]),
+      el('label', null, ['Tokens / min', el('input', { name: 'tpm', type: 'number', min: '1' })]),
+      el('label', null, ['Expires (30d, 2026-12-31)', el('input', { name: 'expires' })]),
+      el('button', { class: 'primary', type: 'submit', text: 'Create key' }),
+    ]);
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      var fields = new FormData(form);
+      var body = { name: String(fields.get('name')) };
+      var models = String(fields.get('models') || '').split(',').map(function (name) { return name.trim(); }).filter(Boolean);
+      if (models.length > 0) body.models = models;
+      ['budget_usd', 'rpm', 'tpm'].forEach(function (name) { var value = String(fields.get(name) || ''); if (value !== '') body[name] = Number(value); });
+      var expires = String(fields.get('expires') || '').trim();
+      if (expires !== '') body.expires = expires;
+      api('keys', { method: 'POST', body: body }).then(function (created) {
+        show().then(function () {
+          var box = document.querySelector('[data-role="created"]');
+          box.replaceChildren(el('div', { class: 'secret' }, [
+            el('strong', { text: 'Key "' + created.name + '" created. Copy it now: it is shown only once.' }), el('br'),
+            el('code', { 'data-secret': 'key', text: created.key }),
+          ]));
+        });
+      }).catch(function (error) { result.replaceChildren(el('p', { class: 'error', text: error.message })); });
+    });
+    return [
+      el('h1', { text: 'Keys' }),
+      form,
+      result,
+      el('h2', { text: 'All keys' }),
+      table([
+        { title: 'name', key: 'name', value: function (key) { return key.name; } },
+        { title: 'status', key: 'status', value: function (key) { return key.status; }, className: function (key) { return key.status === 'active' ? 'status-ok' : 'status-bad'; } },
+        { title: 'models', value: function (key) { return key.models === null ? 'all' : key.models.join(', '); } },
+        { title: 'rpm', num: true, value: function (key) { return key.rpm === null ? '–' : count(key.rpm); } },
+        { title: 'tpm', num: true, value: function (key) { return key.tpm === null ? '–' : count(key.tpm); } },
+        { title: 'budget', num: true, value: function (key) { return key.budget_usd === null ? '–' : usd(key.budget_usd); } },
+        { title: 'spent', key: 'spent_usd', num: true, value: function (key) { return String(key.spent_usd); } },
+        { title: 'expires', value: function (key) { return key.expires_at === null ? 'never' : key.expires_at.slice(0, 16).replace('T', ' '); } },
+        { title: '', value: function (key) {
+          if (key.status !== 'active') return '';
+          return el('button', { class: 'danger', type: 'button', 'data-revoke': key.name, text: 'Revoke', onclick: function () {
+            if (!confirm('Revoke key "' + key.name + '"? Its next request is refused.')) return;
+            api('keys/' + encodeURIComponent(key.id), { method: 'DELETE' }).then(show).catch(function (error) { alert(error.message); });
+          } });
+        } },
+      ], data.data, 'keys'),
+    ];
+  });
+}
+
+function breakerClass(state) { return 'state-' + state; }
+
+function renderModels() {
+  return api('models?range=' + state.range).then(function (data) {
+    var deployments = [];
+    ((data.health && data.health.models) || []).forEach(function (model) {
+      model.deployments.forEach(function (deployment) { deployments.push({ model: model, deployment: deployment }); });
+    });
+    return [
+      el('h1', { text: 'Models and deployments' }),
+      el('div', { class: 'toolbar' }, [
+        rangePicker(state.range, function (value) { state.range = value; show(); }),
+        el('span', { class: 'muted', text: data.health ? ('Gateway ' + data.health.status + ', ' + data.health.open_circuits + ' open circuit(s), ' + (data.health.in_flight || 0) + ' in flight') : '' }),
+      ]),
+      el('h2', { text: 'Health now' }),
+      table([
+        { title: 'model', value: function (row) { return row.model.model; } },
+        { title: 'family', value: function (row) { return row.model.family; } },
+        { title: 'deployment', value: function (row) { return row.deployment.id; } },
+        { title: 'upstream', value: function (row) { return row.deployment.upstream + ' · ' + row.deployment.upstream_model; } },
+        { title: 'breaker', key: 'breaker', value: function (row) { return row.deployment.breaker.state; }, className: function (row) { return breakerClass(row.deployment.breaker.state); } },
+        { title: 'in flight', num: true, value: function (row) { return count(row.deployment.in_flight); } },
+        { title: 'calls', num: true, value: function (row) { return count(row.deployment.calls); } },
+        { title: 'failures', num: true, value: function (row) { return count(row.deployment.failures); } },
+        { title: 'fallbacks', value: function (row) { return row.model.fallbacks.join(', ') || '–'; } },
+      ], deployments, 'health'),
+      el('h2', { text: 'Traffic in range' }),
+      table([
+        { title: 'model', key: 'model', value: function (row) { return row.model; } },
+        { title: 'deployment', value: function (row) { return row.deployment || '–'; } },
+        { title: 'requests', key: 'requests', num: true, value: function (row) { return count(row.requests); } },
+        { title: 'attempts', num: true, value: function (row) { return count(row.attempts); } },
+        { title: 'error rate', num: true, value: function (row) { return percent(row.error_rate); } },
+        { title: 'retry rate', num: true, value: function (row) { return percent(row.retry_rate); } },
+        { title: 'fallback rate', num: true, value: function (row) { return percent(row.fallback_rate); } },
+        { title: 'overhead (avg)', num: true, value: function (row) { return ms(row.overhead_ms_avg); } },
+        { title: 'latency p95', num: true, value: function (row) { return ms(row.latency_p95_ms); } },
+        { title: 'TTFT p95', num: true, value: function (row) { return ms(row.ttft_p95_ms); } },
+      ], data.data, 'model-stats'),
+    ];
+  });
+}
+
+var requestFilter = {};
+var requestColumns = [
+  { title: 'time (UTC)', value: function (row) { return row.created_at.slice(0, 19).replace('T', ' '); } },
+  { title: 'request', value: function (row) { return row.request_id + (row.attempt > 1 ? ' #' + row.attempt : ''); } },
+  { title: 'key', key: 'key', value: function (row) { return row.key; } },
+  { title: 'surface', key: 'surface', value: function (row) { return row.surface; } },
+  { title: 'model', key: 'model', value: function (row) { return row.model; } },
+  { title: 'status', num: true, value: function (row) { return String(row.status); } },
+  { title: 'outcome', key: 'outcome', value: function (row) { return row.outcome + (row.error ? ' (' + row.error + ')' : ''); }, className: function (row) { return row.outcome === 'ok' ? 'status-ok' : 'status-bad'; } },
+  { title: 'prompt', key: 'prompt_tokens', num: true, value: function (row) { return count(row.prompt_tokens); } },
+  { title: 'output', key: 'output_tokens', num: true, value: function (row) { return count(row.output_tokens); } },
+  { title: 'cost (USD)', num: true, value: function (row) { return String(row.cost_usd); } },
+  { title: 'latency', num: true, value: function (row) { return ms(row.latency_ms); } },
+];
+
+function renderRequests() {
+  var query = Object.keys(requestFilter).filter(function (name) { return requestFilter[name]; })
+    .map(function (name) { return name + '=' + encodeURIComponent(requestFilter[name]); }).join('&');
+  return api('requests?' + query).then(function (data) {
+    var form = el('form', { class: 'inline', 'data-form': 'filter' }, [
+      el('label', null, ['Key (name or id)', el('input', { name: 'key', value: requestFilter.key || '' })]),
+      el('label', null, ['Model', el('input', { name: 'model', value: requestFilter.model || '' })]),
+      el('label', null, ['Surface', el('select', { name: 'surface' }, ['', 'unified', 'alpha', 'beta', 'gamma', 'responses'].map(function (name) {
+        return el('option', { value: name, selected: (requestFilter.surface || '') === name, text: name || 'any' }); }))]),
+      el('label', null, ['Outcome', el('select', { name: 'outcome' }, ['', 'ok', 'error', 'failed', 'aborted', 'rejected'].map(function (name) {
+        return el('option', { value: name, selected: (requestFilter.outcome || '') === name, text: name || 'any' }); }))]),
+      el('button', { class: 'primary', type: 'submit', text: 'Filter' }),
+    ]);
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      var fields = new FormData(form);
+      requestFilter = { key: fields.get('key'), model: fields.get('model'), surface: fields.get('surface'), outcome: fields.get('outcome') };
+      show();
+    });
+    var pager = el('div', { class: 'pager' }, [
+      requestFilter.before ? el('button', { type: 'button', text: 'Newest', onclick: function () { delete requestFilter.before; show(); } }) : null,
+      data.next_before ? el('button', { type: 'button', 'data-page': 'older', text: 'Older', onclick: function () { requestFilter.before = data.next_before; show(); } }) : null,
+    ]);
+    var partial = data.next_before && data.data.length < 50
+      ? el('p', { class: 'muted', text: 'Searched part of the ledger: older rows may match (Older searches further back).' }) : null;
+    return [el('h1', { text: 'Requests' }), form, el('h2', { text: 'Ledger rows, newest first (no bodies are kept)' }), table(requestColumns, data.data, 'requests'), partial, pager];
+  });
+}
+
+function renderTail() {
+  var rows = [];
+  var body = el('tbody');
+  var status = el('span', { class: 'muted', 'data-role': 'tail-status', text: 'connecting…' });
+  var source = new EventSource('/dashboard/api/tail');
+  source.onopen = function () { status.textContent = 'live'; };
+  source.onerror = function () { status.textContent = 'disconnected (retrying)'; };
+  source.addEventListener('row', function (event) {
+    var row = JSON.parse(event.data);
+    rows.unshift(row);
+    var cells = [row.created_at.slice(11, 19), row.request_id, row.key_id, row.surface, row.model, String(row.status), row.outcome,
+      count(row.prompt_tokens), count(row.output_tokens), String(row.cost_usd), ms(row.latency_ms)];
+    body.insertBefore(el('tr', null, cells.map(function (cell) { return el('td', { text: cell }); })), body.firstChild);
+    while (body.children.length > 200) body.removeChild(body.lastChild);
+  });
+  cleanups.push(function () { source.close(); });
+  var head = el('tr', null, ['time', 'request', 'key', 'surface', 'model', 'status', 'outcome', 'prompt', 'output', 'cost', 'latency'].map(function (title) { return el('th', { text: title }); }));
+  return Promise.resolve([
+    el('h1', { text: 'Live tail' }),
+    el('div', { class: 'toolbar' }, [status, el('span', { class: 'muted', text: 'Ledger rows as they are recorded (last 200).' })]),
+    el('div', { class: 'table-wrap' }, [el('table', { 'data-table': 'tail' }, [el('thead', null, [head]), body])]),
+  ]);
+}
+
+var pages = { overview: renderOverview, usage: renderUsage, keys: renderKeys, models: renderModels, requests: renderRequests, tail: renderTail };
+
+function show() {
+  var name = location.hash.slice(1) || 'overview';
+  if (!pages[name]) name = 'overview';
+  cleanups.forEach(function (cleanup) { cleanup(); });
+  cleanups = [];
+  document.querySelectorAll('header nav a').forEach(function (link) { link.classList.toggle('active', link.getAttribute('data-page') === name); });
+  return pages[name]().then(function (nodes) {
+    charts.forEach(function (plot) { plot.destroy(); });
+    charts = [];
+    main.replaceChildren.apply(main, nodes);
+    main.setAttribute('data-page', name);
+  }).catch(function (error) {
+    main.replaceChildren(el('p', { class: 'error', text: error.message }));
+  });
+}
+
+document.getElementById('sign-out').addEventListener('click', function () {
+  fetch('/dashboard/logout', { method: 'POST', headers: { 'x-csrf-token': csrf }, credentials: 'same-origin' })
+    .finally(function () { location.href = '/dashboard/login'; });
+});
+window.addEventListener('hashchange', show);
+show();
+})();
+`;

@@ -1,0 +1,391 @@
+/**
+ * What the overview, usage and models pages show, read from the rollups (never the ledger), so
+ * each answer costs the same at a thousand ledger rows as at a million.
+ */
+import type { JsonObject } from '../ir/index.ts';
+import type { Database } from '../store/database.ts';
+import { roundUsd } from '../usage/report.ts';
+import { deploymentSeparator } from '../store/rollup-backfill.ts';
+import { hourMs } from '../usage/rollups.ts';
+import { addCounts, quantile, quantiles, type Histogram } from './percentiles.ts';
+import { dayAndMonthStart, pointIndex, pointsOf, seriesRange, windowParts, type Range } from './ranges.ts';
+
+interface BucketRow {
+  bucket: number;
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  cached_tokens: number;
+  cache_write_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+}
+
+const sums = `SUM(requests) AS requests, SUM(errors) AS errors, SUM(prompt_tokens) AS prompt_tokens,
+  SUM(cached_tokens) AS cached_tokens, SUM(cache_write_tokens) AS cache_write_tokens,
+  SUM(output_tokens) AS output_tokens, SUM(cost_usd) AS cost_usd`;
+
+export function overview(database: Database, exact: Range, now: number): JsonObject {
+  // The cards cover the exact range; the charts draw it by minute for an hour, else by hour.
+  const total = { requests: 0, errors: 0, prompt: 0, cached: 0, cacheWrite: 0, output: 0, cost: 0 };
+  const totals = database.prepare(
+    `SELECT ${sums} FROM usage_rollup WHERE period = ? AND dimension = 'all' AND bucket BETWEEN ? AND ?`,
+  );
+  for (const part of windowParts(exact)) {
+    const row = totals.get(part.period, part.from, part.to) as Partial<
+      Record<keyof BucketRow, number | null>
+    >;
+    total.requests += row.requests ?? 0;
+    total.errors += row.errors ?? 0;
+    total.prompt += row.prompt_tokens ?? 0;
+    total.cached += row.cached_tokens ?? 0;
+    total.cacheWrite += row.cache_write_tokens ?? 0;
+    total.output += row.output_tokens ?? 0;
+    total.cost += row.cost_usd ?? 0;
+  }
+  const range = seriesRange(exact);
+  const rows = database
+    .prepare(
+      `SELECT bucket, requests, errors, prompt_tokens, cached_tokens, output_tokens
+       FROM usage_rollup WHERE period = ? AND dimension = 'all' AND bucket BETWEEN ? AND ?`,
+    )
+    .all(range.period, range.since, range.last) as unknown as BucketRow[];
+  const points = pointsOf(range);
+  const perPoint = points.map(() => ({ requests: 0, errors: 0, prompt: 0, cached: 0, output: 0 }));
+  for (const row of rows) {
+    const point = perPoint[pointIndex(range, row.bucket)];
+    if (point === undefined) continue;
+    point.requests += row.requests;
+    point.errors += row.errors;
+    point.prompt += row.prompt_tokens;
+    point.cached += row.cached_tokens;
+    point.output += row.output_tokens;
+  }
+  const latency = latencyQuantiles(database, range, 'latency', points.length);
+  const ttft = latencyQuantiles(database, range, 'ttft', points.length);
+  const seconds = range.step / 1000;
+  const { day, month } = dayAndMonthStart(now);
+  return {
+    range: exact.name,
+    step_s: seconds,
+    totals: {
+      requests: total.requests,
+      errors: total.errors,
+      error_rate: total.requests === 0 ? 0 : total.errors / total.requests,
+      requests_per_s: total.requests / ((exact.last + exact.period - exact.since) / 1000),
+      prompt_tokens: total.prompt,
+      cached_tokens: total.cached,
+      cache_write_tokens: total.cacheWrite,
+      output_tokens: total.output,
+      cost_usd: roundUsd(total.cost),
+      cache_hit_ratio: total.prompt === 0 ? 0 : total.cached / total.prompt,
+    },
+    spend: { today_usd: spendSince(database, day), month_usd: spendSince(database, month) },
+    series: {
+      t: points.map((point) => point / 1000),
+      requests_per_s: perPoint.map((point) => Math.round((point.requests / seconds) * 1000) / 1000),
+      error_rate: perPoint.map((point) => (point.requests === 0 ? null : point.errors / point.requests)),
+      prompt_tokens: perPoint.map((point) => point.prompt),
+      output_tokens: perPoint.map((point) => point.output),
+      cached_tokens: perPoint.map((point) => point.cached),
+      latency_p50: latency.map((values) => values[0] ?? null),
+      latency_p95: latency.map((values) => values[1] ?? null),
+      latency_p99: latency.map((values) => values[2] ?? null),
+      ttft_p50: ttft.map((values) => values[0] ?? null),
+      ttft_p95: ttft.map((values) => values[1] ?? null),
+      ttft_p99: ttft.map((values) => values[2] ?? null),
+    },
+  };
+}
+
+/** Spend since a UTC day or month start (hour rollups: both starts fall on an hour). */
+function spendSince(database: Database, since: number): number {
+  const row = database
+    .prepare(
+      "SELECT SUM(cost_usd) AS cost FROM usage_rollup WHERE period = ? AND dimension = 'all' AND bucket >= ?",
+    )
+    .get(hourMs, since) as { cost: number | null } | undefined;
+  return roundUsd(row?.cost ?? 0);
+}
+
+const percentiles = [0.5, 0.95, 0.99];
+
+/** p50, p95 and p99 of one metric per point, every model together (model ''). */
+function latencyQuantiles(
+  database: Database,
+  range: Range,
+  metric: 'latency' | 'ttft',
+  count: number,
+): (number | null)[][] {
+  const rows = database
+    .prepare(
+      `SELECT bucket, counts FROM latency_rollup
+       WHERE period = ? AND model = '' AND bucket BETWEEN ? AND ? AND metric = ?`,
+    )
+    .all(range.period, range.since, range.last, metric) as unknown as { bucket: number; counts: string }[];
+  const histograms: (Histogram | undefined)[] = new Array<Histogram | undefined>(count);
+  for (const row of rows) {
+    const index = pointIndex(range, row.bucket);
+    if (index < 0 || index >= count) continue;
+    const histogram = (histograms[index] ??= new Map<number, number>());
+    addCounts(histogram, row.counts);
+  }
+  return Array.from(histograms, (histogram) => quantiles(histogram, percentiles));
+}
+
+export const usageDimensions = ['key', 'model', 'family'] as const;
+export type UsageDimension = (typeof usageDimensions)[number];
+
+export function isUsageDimension(value: string): value is UsageDimension {
+  return (usageDimensions as readonly string[]).includes(value);
+}
+
+type GroupTotals = BucketRow & { grp: string };
+
+/** Totals per value of one dimension over the range (whole hours read from the hour rollup). */
+function groupTotals(database: Database, range: Range, dimension: string): GroupTotals[] {
+  const statement = database.prepare(
+    `SELECT value AS grp, ${sums} FROM usage_rollup
+     WHERE period = ? AND dimension = ? AND bucket BETWEEN ? AND ? GROUP BY value`,
+  );
+  const totals = new Map<string, GroupTotals>();
+  for (const part of windowParts(range)) {
+    const rows = statement.all(part.period, dimension, part.from, part.to) as unknown as GroupTotals[];
+    for (const row of rows) {
+      const sum = totals.get(row.grp);
+      if (sum === undefined) {
+        totals.set(row.grp, { ...row });
+        continue;
+      }
+      sum.requests += row.requests;
+      sum.errors += row.errors;
+      sum.prompt_tokens += row.prompt_tokens;
+      sum.cached_tokens += row.cached_tokens;
+      sum.cache_write_tokens += row.cache_write_tokens;
+      sum.output_tokens += row.output_tokens;
+      sum.cost_usd += row.cost_usd;
+    }
+  }
+  return [...totals.values()].sort(
+    (left, right) => right.cost_usd - left.cost_usd || left.grp.localeCompare(right.grp),
+  );
+}
+
+/** Lines drawn per chart; the rest are summed as "other". */
+const maxLines = 8;
+
+/**
+ * Usage and spend by key, model or family: a table over the range and a spend series per group
+ * (the largest `maxLines`, the rest as "other").
+ */
+export function usageBreakdown(
+  database: Database,
+  range: Range,
+  by: UsageDimension,
+  names: ReadonlyMap<string, string>,
+): JsonObject {
+  const groups = groupTotals(database, range, by);
+  const label = (group: string): string => (by === 'key' ? (names.get(group) ?? group) : group);
+  const drawn = groups.slice(0, maxLines).map((group) => group.grp);
+  const lineOf = new Map(drawn.map((group, index) => [group, index]));
+  // Drawn by hour past an hour's range, summed per point in SQL.
+  const series = seriesRange(range);
+  const rows = database
+    .prepare(
+      `SELECT (bucket - ?) / ? AS point, value AS grp, SUM(cost_usd) AS cost_usd,
+         SUM(prompt_tokens + output_tokens) AS tokens FROM usage_rollup
+       WHERE period = ? AND dimension = ? AND bucket BETWEEN ? AND ? GROUP BY point, grp`,
+    )
+    .all(series.since, series.step, series.period, by, series.since, series.last) as unknown as {
+    point: number;
+    grp: string;
+    cost_usd: number;
+    tokens: number;
+  }[];
+  const points = pointsOf(series);
+  const lineCount = drawn.length + (groups.length > maxLines ? 1 : 0);
+  const cost = Array.from({ length: lineCount }, () => points.map(() => 0));
+  const tokens = Array.from({ length: lineCount }, () => points.map(() => 0));
+  for (const row of rows) {
+    const line = lineOf.get(row.grp) ?? maxLines;
+    const position = row.point;
+    const costLine = cost[line];
+    const tokenLine = tokens[line];
+    if (costLine === undefined || tokenLine === undefined || position < 0 || position >= points.length)
+      continue;
+    costLine[position] = (costLine[position] ?? 0) + row.cost_usd;
+    tokenLine[position] = (tokenLine[position] ?? 0) + row.tokens;
+  }
+  const lineNames = drawn.map(label);
+  if (groups.length > maxLines) lineNames.push('other');
+  return {
+    range: range.name,
+    by,
+    data: groups.map((group) => ({
+      [by]: label(group.grp),
+      ...(by === 'key' ? { key_id: group.grp } : {}),
+      requests: group.requests,
+      errors: group.errors,
+      prompt_tokens: group.prompt_tokens,
+      cached_tokens: group.cached_tokens,
+      cache_write_tokens: group.cache_write_tokens,
+      output_tokens: group.output_tokens,
+      cost_usd: roundUsd(group.cost_usd),
+    })),
+    series: {
+      t: points.map((point) => point / 1000),
+      names: lineNames,
+      cost_usd: cost.map((line) => line.map(roundUsd)),
+      tokens,
+    },
+  };
+}
+
+export interface BudgetedKey {
+  id: string;
+  name: string;
+  budgetUsd: number;
+  spentUsd: number;
+}
+
+/**
+ * Budget burn-down: what each key with a budget had left at the end of each bucket, worked back
+ * from its lifetime spend now (the spend after a bucket is added back).
+ */
+export function budgetBurnDown(database: Database, exact: Range, keys: readonly BudgetedKey[]): JsonObject {
+  const range = seriesRange(exact);
+  const points = pointsOf(range);
+  const t = points.map((point) => point / 1000);
+  if (keys.length === 0) return { t, keys: [] };
+  const rows = database
+    .prepare(
+      `SELECT value AS key_id, (bucket - ?) / ? AS point, SUM(cost_usd) AS cost_usd FROM usage_rollup
+       WHERE period = ? AND dimension = 'key' AND bucket BETWEEN ? AND ?
+         AND value IN (${keys.map(() => '?').join(', ')}) GROUP BY key_id, point`,
+    )
+    .all(
+      range.since,
+      range.step,
+      range.period,
+      range.since,
+      range.last,
+      ...keys.map((key) => key.id),
+    ) as unknown as {
+    key_id: string;
+    point: number;
+    cost_usd: number;
+  }[];
+  const spent = new Map(keys.map((key) => [key.id, points.map(() => 0)]));
+  for (const row of rows) {
+    const line = spent.get(row.key_id);
+    if (line !== undefined && row.point >= 0 && row.point < line.length)
+      line[row.point] = (line[row.point] ?? 0) + row.cost_usd;
+  }
+  return {
+    t,
+    keys: keys.map((key) => {
+      const perPoint = spent.get(key.id) ?? [];
+      const remaining: number[] = new Array<number>(points.length);
+      // Left at the end of each point: the budget less the lifetime spend, less what came after.
+      let after = 0;
+      for (let position = points.length - 1; position >= 0; position--) {
+        remaining[position] = roundUsd(key.budgetUsd - (key.spentUsd - after));
+        after += perPoint[position] ?? 0;
+      }
+      return {
+        key_id: key.id,
+        name: key.name,
+        budget_usd: key.budgetUsd,
+        spent_usd: roundUsd(key.spentUsd),
+        remaining_usd: remaining,
+      };
+    }),
+  };
+}
+
+/** Per model and deployment: retries, fallbacks, errors, overhead and latency over the range. */
+interface DeploymentRow {
+  value: string;
+  requests: number;
+  errors: number;
+  attempts: number;
+  retries: number;
+  fallbacks: number;
+  overhead_ms: number;
+  overhead_count: number;
+}
+
+export function modelStats(database: Database, range: Range): JsonObject[] {
+  const statement = database.prepare(
+    `SELECT value, SUM(requests) AS requests, SUM(errors) AS errors,
+       SUM(attempts) AS attempts, SUM(retries) AS retries, SUM(fallbacks) AS fallbacks,
+       SUM(overhead_ms) AS overhead_ms, SUM(overhead_count) AS overhead_count
+     FROM usage_rollup WHERE period = ? AND dimension = 'deployment' AND bucket BETWEEN ? AND ?
+     GROUP BY value`,
+  );
+  const merged = new Map<string, DeploymentRow>();
+  for (const part of windowParts(range))
+    for (const row of statement.all(part.period, part.from, part.to) as unknown as DeploymentRow[]) {
+      const sum = merged.get(row.value);
+      if (sum === undefined) merged.set(row.value, { ...row });
+      else
+        for (const field of [
+          'requests',
+          'errors',
+          'attempts',
+          'retries',
+          'fallbacks',
+          'overhead_ms',
+          'overhead_count',
+        ] as const)
+          sum[field] += row[field];
+    }
+  const rows = [...merged.values()].sort((left, right) => left.value.localeCompare(right.value));
+  const latency = modelLatency(
+    database,
+    range,
+    new Set(rows.map((row) => row.value.split(deploymentSeparator)[0] ?? '')),
+  );
+  return rows.map((row) => {
+    const [model = '', deployment = ''] = row.value.split(deploymentSeparator);
+    return {
+      model,
+      deployment: deployment === '' ? null : deployment,
+      requests: row.requests,
+      attempts: row.attempts,
+      errors: row.errors,
+      error_rate: row.requests === 0 ? 0 : row.errors / row.requests,
+      retries: row.retries,
+      fallbacks: row.fallbacks,
+      retry_rate: row.attempts === 0 ? 0 : row.retries / row.attempts,
+      fallback_rate: row.attempts === 0 ? 0 : row.fallbacks / row.attempts,
+      overhead_ms_avg:
+        row.overhead_count === 0 ? null : Math.round((row.overhead_ms / row.overhead_count) * 100) / 100,
+      latency_p95_ms: quantile(latency.get(`latency:${model}`), 0.95),
+      ttft_p95_ms: quantile(latency.get(`ttft:${model}`), 0.95),
+    };
+  });
+}
+
+/** Per model: one index range per model (the models are few; all of them at once would scan every bucket). */
+function modelLatency(database: Database, range: Range, models: Iterable<string>): Map<string, Histogram> {
+  const statement = database.prepare(
+    `SELECT metric, counts FROM latency_rollup WHERE period = ? AND model = ? AND bucket BETWEEN ? AND ?`,
+  );
+  const histograms = new Map<string, Histogram>();
+  const parts = windowParts(range);
+  for (const model of models)
+    for (const part of parts) {
+      const rows = statement.all(part.period, model, part.from, part.to) as unknown as {
+        metric: string;
+        counts: string;
+      }[];
+      for (const row of rows) {
+        const id = `${row.metric}:${model}`;
+        let histogram = histograms.get(id);
+        if (histogram === undefined) histograms.set(id, (histogram = new Map<number, number>()));
+        addCounts(histogram, row.counts);
+      }
+    }
+  return histograms;
+}

@@ -1,0 +1,137 @@
+/**
+ * The rollups the ledger keeps batch by batch equal the ones rebuilt from the ledger in SQL (the
+ * migration's backfill), and their sums equal the usage report's: a chart never disagrees with
+ * `modelgate usage`. Latency bins and percentiles are checked at their edges.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { quantile } from '../dashboard/percentiles.ts';
+import { openDatabase, type Database } from '../store/database.ts';
+import { rebuildRollups } from '../store/rollup-backfill.ts';
+import type { LedgerRow } from './ledger.ts';
+import { UsageLedger } from './ledger.ts';
+import { SqliteUsageReports } from './report.ts';
+import { SqliteLedgerWriter } from './sqlite-ledger-writer.ts';
+import { binUpperMs, latencyBin, parseCounts } from './rollups.ts';
+
+function rows(count: number, start: number): LedgerRow[] {
+  const made: LedgerRow[] = [];
+  for (let index = 0; index < count; index++) {
+    const retried = index % 11 === 0;
+    const base: LedgerRow = {
+      requestId: `req_${index}`,
+      attempt: 1,
+      final: !retried,
+      createdAt: start + index * 7_919,
+      keyId: `key-${index % 3}`,
+      surface: ['alpha', 'beta', 'gamma', 'unified'][index % 4] as string,
+      model: ['A-1', 'B-1', 'C-1'][index % 3] as string,
+      family: ['alpha', 'beta', 'gamma'][index % 3] as string,
+      upstreamModel: undefined,
+      deployment: index % 2 === 0 ? 'east' : undefined,
+      stream: index % 2 === 0,
+      status: index % 13 === 0 ? 502 : 200,
+      upstreamStatus: 200,
+      outcome: index % 13 === 0 ? 'failed' : index % 17 === 0 ? 'rejected' : 'ok',
+      error: undefined,
+      promptTokens: retried ? 0 : 10 + index,
+      cachedTokens: index % 5,
+      cacheWriteTokens: index % 2,
+      reasoningTokens: 0,
+      traceId: undefined,
+      outputTokens: retried ? 0 : 3 + (index % 40),
+      costUsd: retried ? 0 : 0.000125 * (index % 9),
+      usageEstimated: false,
+      latencyMs: index % 19 === 0 ? undefined : 0.5 + ((index * 37) % 5_000),
+      ttftMs: index % 3 === 0 ? undefined : 1 + ((index * 13) % 900),
+      overheadMs: index % 7 === 0 ? undefined : 0.25 + (index % 4),
+    };
+    made.push(base);
+    // A retried request: its second attempt, on the same model, carries the usage.
+    if (retried)
+      made.push({ ...base, attempt: 2, final: true, promptTokens: 5, outputTokens: 4, costUsd: 0.0005 });
+  }
+  return made;
+}
+
+function dump(database: Database): unknown[] {
+  const usage = database
+    .prepare('SELECT * FROM usage_rollup ORDER BY period, dimension, bucket, value')
+    .all()
+    .map((row) => ({
+      ...row,
+      cost_usd: Math.round(Number(row.cost_usd) * 1e9),
+      overhead_ms: Math.round(Number(row.overhead_ms) * 1e3),
+    }));
+  const latency = database
+    .prepare('SELECT * FROM latency_rollup ORDER BY period, model, bucket, metric')
+    .all()
+    .map((row) => ({ ...row, counts: Object.fromEntries(parseCounts(String(row.counts))) }));
+  return [usage, latency];
+}
+
+test('rollups kept by the ledger equal the rollups rebuilt from it, and the usage report', async () => {
+  const database = openDatabase(':memory:');
+  const ledger = new UsageLedger(new SqliteLedgerWriter(database));
+  const start = Date.UTC(2026, 10, 20, 10, 0, 0);
+  const written = rows(2_000, start);
+  // Several batches, one of them split in the middle of a request's attempts.
+  for (const [index, row] of written.entries()) {
+    ledger.append(row);
+    if (index % 333 === 0) ledger.flush();
+  }
+  ledger.flush();
+  const kept = dump(database);
+  assert.ok((kept[0] as unknown[]).length > 100);
+  rebuildRollups(database);
+  assert.deepEqual(dump(database), kept);
+  const total = database
+    .prepare(
+      "SELECT SUM(requests) AS requests, SUM(prompt_tokens) AS prompt, SUM(output_tokens) AS output FROM usage_rollup WHERE period = 3600000 AND dimension = 'key'",
+    )
+    .get() as { requests: number; prompt: number; output: number };
+  const report = await new SqliteUsageReports(database).report({ by: 'key', since: 0 });
+  assert.equal(total.requests, report.total.requests);
+  assert.equal(total.prompt, report.total.promptTokens);
+  assert.equal(total.output, report.total.outputTokens);
+  database.close();
+});
+
+test('a retry on another model is a fallback', () => {
+  const database = openDatabase(':memory:');
+  const ledger = new UsageLedger(new SqliteLedgerWriter(database));
+  const [first] = rows(1, Date.UTC(2026, 10, 20));
+  assert.ok(first !== undefined);
+  ledger.append({ ...first, final: false, outcome: 'failed' });
+  ledger.append({ ...first, attempt: 2, model: 'A-1' });
+  ledger.append({ ...first, attempt: 3, model: 'B-1' });
+  ledger.flush();
+  const sums = database
+    .prepare(
+      "SELECT SUM(attempts) AS attempts, SUM(retries) AS retries, SUM(fallbacks) AS fallbacks FROM usage_rollup WHERE period = 60000 AND dimension = 'all'",
+    )
+    .get();
+  assert.deepEqual({ ...sums }, { attempts: 3, retries: 1, fallbacks: 1 });
+  database.close();
+});
+
+test('latency bins: each 25% wider than the last; percentiles report the bin edge', () => {
+  assert.equal(latencyBin(0.2), 0);
+  assert.equal(latencyBin(1), 0);
+  assert.equal(latencyBin(1.25), 1);
+  assert.equal(latencyBin(1.26), 2);
+  assert.equal(latencyBin(1e12), 80);
+  for (const value of [3, 47.5, 999, 12_345]) {
+    const bin = latencyBin(value);
+    assert.ok(binUpperMs(bin) >= value && binUpperMs(bin - 1) < value, `${value}`);
+  }
+  const histogram = new Map([
+    [latencyBin(10), 90],
+    [latencyBin(100), 9],
+    [latencyBin(1000), 1],
+  ]);
+  assert.equal(quantile(histogram, 0.5), Math.round(binUpperMs(latencyBin(10)) * 10) / 10);
+  assert.equal(quantile(histogram, 0.95), Math.round(binUpperMs(latencyBin(100)) * 10) / 10);
+  assert.equal(quantile(histogram, 1), Math.round(binUpperMs(latencyBin(1000)) * 10) / 10);
+  assert.equal(quantile(new Map(), 0.5), null);
+});

@@ -1,0 +1,231 @@
+/**
+ * Rollups of the usage ledger per minute and per hour, kept in the ledger's own write transaction
+ * so charts never scan the ledger and never disagree with it. A row counts once in each
+ * dimension (all, key, model, family, model+deployment), never in their cross product, so a page
+ * reads at most buckets × values of one dimension. Each batch is summed in memory first (one upsert
+ * per distinct bucket and value), so a batch of rows from the same minute costs a handful of
+ * upserts. Latency and time to first token go into log-spaced bins (each bin 25% wider than the
+ * last, from 1 ms), per model and for all models (model ''), enough for p50/p95/p99 within a bin.
+ *
+ * A retry is an attempt after the first on the same model, a fallback one on another model; the
+ * previous attempt is looked up in the same batch (a request's rows are appended together), and
+ * an attempt whose predecessor was written in an earlier batch counts as a retry.
+ */
+import type { StatementSync } from 'node:sqlite';
+import type { Database } from '../store/database.ts';
+import { deploymentSeparator, lastLatencyBin, latencyBinGrowth } from '../store/rollup-backfill.ts';
+import type { LedgerRow } from './ledger.ts';
+
+export const minuteMs = 60_000;
+export const hourMs = 3_600_000;
+export const rollupPeriods = [minuteMs, hourMs] as const;
+
+/** What a rollup row is summed by (one dimension at a time). */
+export type RollupDimension = 'all' | 'key' | 'model' | 'family' | 'deployment';
+
+function dimensionValues(row: LedgerRow): [RollupDimension, string][] {
+  return [
+    ['all', ''],
+    ['key', row.keyId],
+    ['model', row.model],
+    ['family', row.family],
+    ['deployment', `${row.model}${deploymentSeparator}${row.deployment ?? ''}`],
+  ];
+}
+
+/** Bin boundaries grow by this factor; the rebuild in SQL (store/rollup-backfill.ts) uses the same rule. */
+const binGrowth = latencyBinGrowth;
+const lastBin = lastLatencyBin;
+
+/** The bin of a duration: 0 up to 1 ms, else the smallest n with value ≤ 1.25ⁿ. */
+export function latencyBin(milliseconds: number): number {
+  if (milliseconds <= 1) return 0;
+  return Math.min(lastBin, Math.ceil(Math.log(milliseconds) / Math.log(binGrowth)));
+}
+
+/** The upper edge of a bin (what a percentile in that bin reports). */
+export function binUpperMs(bin: number): number {
+  return bin === 0 ? 1 : binGrowth ** bin;
+}
+
+interface Sums {
+  values: (string | number)[];
+  requests: number;
+  errors: number;
+  attempts: number;
+  retries: number;
+  fallbacks: number;
+  promptTokens: number;
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  overheadMs: number;
+  overheadCount: number;
+}
+
+export class RollupWriter {
+  readonly #upsert: StatementSync;
+  readonly #readLatency: StatementSync;
+  readonly #writeLatency: StatementSync;
+
+  constructor(database: Database) {
+    this.#upsert = database.prepare(
+      `INSERT INTO usage_rollup VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT DO UPDATE SET requests = requests + excluded.requests,
+         errors = errors + excluded.errors, attempts = attempts + excluded.attempts,
+         retries = retries + excluded.retries, fallbacks = fallbacks + excluded.fallbacks,
+         prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+         cached_tokens = cached_tokens + excluded.cached_tokens,
+         cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
+         output_tokens = output_tokens + excluded.output_tokens,
+         cost_usd = cost_usd + excluded.cost_usd, overhead_ms = overhead_ms + excluded.overhead_ms,
+         overhead_count = overhead_count + excluded.overhead_count`,
+    );
+    this.#readLatency = database.prepare(
+      'SELECT counts FROM latency_rollup WHERE period = ? AND model = ? AND bucket = ? AND metric = ?',
+    );
+    this.#writeLatency = database.prepare('INSERT OR REPLACE INTO latency_rollup VALUES (?, ?, ?, ?, ?)');
+  }
+
+  /** Adds a batch of ledger rows; runs inside the caller's transaction. */
+  write(batch: readonly LedgerRow[]): void {
+    const sums = new Map<string, Sums>();
+    const bins = new Map<string, BinCounts>();
+    const previousModel = new Map<string, string>();
+    for (const row of batch) {
+      let retry = 0;
+      let fallback = 0;
+      if (row.attempt > 1) {
+        const previous = previousModel.get(row.requestId);
+        if (previous !== undefined && previous !== row.model) fallback = 1;
+        else retry = 1;
+      }
+      if (row.attempt > 0) previousModel.set(row.requestId, row.model);
+      const values = dimensionValues(row);
+      for (const period of rollupPeriods) {
+        const bucket = row.createdAt - (row.createdAt % period);
+        for (const [dimension, value] of values) {
+          const id = `${period}\u0000${dimension}\u0000${bucket}\u0000${value}`;
+          let entry = sums.get(id);
+          if (entry === undefined) {
+            entry = emptySums([period, dimension, bucket, value]);
+            sums.set(id, entry);
+          }
+          addRow(entry, row, retry, fallback);
+        }
+        if (!row.final || row.outcome === 'rejected') continue;
+        for (const model of ['', row.model]) {
+          addBin(bins, period, model, bucket, 'latency', row.latencyMs);
+          addBin(bins, period, model, bucket, 'ttft', row.ttftMs);
+        }
+      }
+    }
+    for (const entry of sums.values())
+      this.#upsert.run(
+        ...entry.values,
+        entry.requests,
+        entry.errors,
+        entry.attempts,
+        entry.retries,
+        entry.fallbacks,
+        entry.promptTokens,
+        entry.cachedTokens,
+        entry.cacheWriteTokens,
+        entry.outputTokens,
+        entry.costUsd,
+        entry.overheadMs,
+        entry.overheadCount,
+      );
+    // A histogram is one row per bucket: read, merged and written back (one row per bucket keeps
+    // a day of minutes at a few thousand rows to read).
+    for (const entry of bins.values()) {
+      const stored = this.#readLatency.get(...entry.values) as { counts: string } | undefined;
+      if (stored !== undefined)
+        for (const [bin, count] of parseCounts(stored.counts))
+          entry.counts.set(bin, (entry.counts.get(bin) ?? 0) + count);
+      this.#writeLatency.run(...entry.values, formatCounts(entry.counts));
+    }
+  }
+}
+
+function emptySums(values: (string | number)[]): Sums {
+  return {
+    values,
+    requests: 0,
+    errors: 0,
+    attempts: 0,
+    retries: 0,
+    fallbacks: 0,
+    promptTokens: 0,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    overheadMs: 0,
+    overheadCount: 0,
+  };
+}
+
+function addRow(entry: Sums, row: LedgerRow, retry: number, fallback: number): void {
+  if (row.final) {
+    entry.requests++;
+    if (row.outcome !== 'ok') entry.errors++;
+    if (row.overheadMs !== undefined) {
+      entry.overheadMs += row.overheadMs;
+      entry.overheadCount++;
+    }
+  }
+  if (row.attempt > 0) entry.attempts++;
+  entry.retries += retry;
+  entry.fallbacks += fallback;
+  entry.promptTokens += row.promptTokens;
+  entry.cachedTokens += row.cachedTokens;
+  entry.cacheWriteTokens += row.cacheWriteTokens;
+  entry.outputTokens += row.outputTokens;
+  entry.costUsd += row.costUsd;
+}
+
+interface BinCounts {
+  values: (string | number)[];
+  /** bin → count */
+  counts: Map<number, number>;
+}
+
+function addBin(
+  bins: Map<string, BinCounts>,
+  period: number,
+  model: string,
+  bucket: number,
+  metric: 'latency' | 'ttft',
+  milliseconds: number | undefined,
+): void {
+  if (milliseconds === undefined) return;
+  const bin = latencyBin(milliseconds);
+  const id = `${period}\u0000${model}\u0000${bucket}\u0000${metric}`;
+  let entry = bins.get(id);
+  if (entry === undefined) {
+    entry = { values: [period, model, bucket, metric], counts: new Map() };
+    bins.set(id, entry);
+  }
+  entry.counts.set(bin, (entry.counts.get(bin) ?? 0) + 1);
+}
+
+/** `bin:count bin:count …` (what the rollup stores) → bin → count. */
+export function parseCounts(text: string): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const pair of text.split(' ')) {
+    const colon = pair.indexOf(':');
+    if (colon === -1) continue;
+    const bin = Number(pair.slice(0, colon));
+    counts.set(bin, (counts.get(bin) ?? 0) + Number(pair.slice(colon + 1)));
+  }
+  return counts;
+}
+
+function formatCounts(counts: ReadonlyMap<number, number>): string {
+  return [...counts]
+    .sort((left, right) => left[0] - right[0])
+    .map(([bin, count]) => `${bin}:${count}`)
+    .join(' ');
+}
