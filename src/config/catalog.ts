@@ -1,4 +1,5 @@
 /** The model catalog: the spec's table, with cached-input prices the spec leaves open (see README). */
+import { familyCodec } from '../families/registry.ts';
 import type { FamilyId } from '../ir/index.ts';
 
 export interface ModelPricing {
@@ -33,15 +34,12 @@ export interface ModelEntry {
   apiKey?: string;
 }
 
-/** Cached-input multipliers per family (the spec does not show them; README "Model catalog and routing" gives the defaults). */
-export const cachePriceFactors = {
-  alpha: { read: 0.5, write: 1 },
-  beta: { read: 0.1, write: 1.25 },
-  gamma: { read: 0.25, write: 1 },
-} as const satisfies Record<FamilyId, { read: number; write: number }>;
-
+/**
+ * A model's prices from its input and output prices: cached input at the family's own factors
+ * (its descriptor's; the spec does not show them, README "Model catalog and routing" gives them).
+ */
 export function defaultPricing(family: FamilyId, input: number, output: number): ModelPricing {
-  const factors = cachePriceFactors[family];
+  const factors = familyCodec(family).descriptor.cachePriceFactors;
   return {
     inputPerMillion: input,
     outputPerMillion: output,

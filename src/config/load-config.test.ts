@@ -28,7 +28,7 @@ test('defaults: the spec catalog, simulator upstreams, 127.0.0.1:8080', () => {
   });
   assert.equal(config.models.find((entry) => entry.name === 'A-2')?.pricing.cacheReadPerMillion, 5);
   assert.equal(config.models.find((entry) => entry.name === 'C-1')?.pricing.cacheReadPerMillion, 0.3125);
-  assert.equal(config.upstreams.alpha.baseUrl, undefined);
+  assert.equal(config.upstreams.alpha?.baseUrl, undefined);
 });
 
 test('a YAML file adds models and aliases, maps upstream ids, overrides figures; env wins', () => {
@@ -55,7 +55,7 @@ aliases:
   assert.equal(a2.maxOutputTokens, 4096);
   assert.equal(config.models.find((entry) => entry.name === 'local')?.family, 'alpha');
   assert.deepEqual({ ...config.aliases }, { tiny: 'local', fast: 'A-3' });
-  assert.equal(config.upstreams.beta.baseUrl, 'http://file.example');
+  assert.equal(config.upstreams.beta?.baseUrl, 'http://file.example');
   assert.equal(config.upstreams.beta.apiKey, 'from-env');
 });
 
@@ -102,4 +102,32 @@ test('responses.retentionDays: 30 days unless configured; not positive is refuse
     43_200_000,
   );
   assert.throws(() => loadConfig({}, writeConfig('responses: { retentionDays: 0 }')), ConfigError);
+});
+
+test('family names are the registered families: per-family sections and defaults come from them', () => {
+  const config = loadConfig(
+    {},
+    writeConfig('limits:\n  beta: { rpm: 7, unlimited: true }\n  strictOutputTokens: true\n'),
+  );
+  assert.deepEqual(config.rateLimits, {
+    alpha: { requestsPerMinute: 500, tokensPerMinute: 10_000 },
+    beta: { requestsPerMinute: 7, tokensPerMinute: 100_000 },
+    gamma: { requestsPerMinute: 60, tokensPerMinute: 32_000 },
+  });
+  assert.deepEqual(config.unlimited.families, ['beta']);
+  assert.equal(config.strictOutputTokens, true);
+  assert.throws(() => loadConfig({}, writeConfig('limits: { omega: { rpm: 1 } }\n')), /limits\.omega/);
+  assert.throws(() => loadConfig({}, writeConfig('limits: { beta: { rpm: 0 } }\n')), /limits\.beta\.rpm/);
+  assert.throws(
+    () => loadConfig({}, writeConfig('upstreams: { omega: { baseUrl: "http://x.example" } }\n')),
+    /no such family \(alpha, beta, gamma\)\n.*upstreams\.omega/,
+  );
+  assert.throws(
+    () =>
+      loadConfig(
+        {},
+        writeConfig('models:\n  - { name: m, family: omega, contextWindow: 9, maxOutputTokens: 9 }\n'),
+      ),
+    /"omega" is no family/,
+  );
 });

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { familyIds, type FamilyId } from '../ir/index.ts';
+import { familyCodec, familyCodecs, familyIds, isFamilyId } from '../families/registry.ts';
+import type { FamilyId } from '../ir/index.ts';
 import { defaultCatalog, defaultPricing, type ModelEntry } from './catalog.ts';
 import type { Config, DeploymentConfig, ModelRouting, TimeoutConfig, UpstreamConfig } from './config.ts';
 import type { RateLimitConfig } from './config.ts';
@@ -14,7 +15,10 @@ import { metricsConfig, metricsFileSchema, tracingConfig } from './observability
 
 const positiveInteger = z.number().int().positive();
 const price = z.number().nonnegative();
-const family = z.enum(familyIds);
+// Checked when a file is read, against the families registered then.
+const family = z.string().refine(isFamilyId, {
+  error: (issue) => `${JSON.stringify(issue.input)} is no family (${familyIds().join(', ')})`,
+});
 const modelName = z
   .string()
   .min(1)
@@ -81,10 +85,59 @@ const familyLimits = z.strictObject({
   /** Every key on this family is metered for the headers but never refused. */
   unlimited: z.boolean().optional(),
 });
-const familyLimitShape = Object.fromEntries(familyIds.map((id) => [id, familyLimits.optional()])) as Record<
-  FamilyId,
-  z.ZodOptional<typeof familyLimits>
->;
+type FamilyLimitsSpec = z.infer<typeof familyLimits>;
+
+/** The settings of `limits` that are not a family's section. */
+const limitSettings = {
+  // An output cap above the model's maximum is a 400 instead of being lowered (with a warning).
+  strictOutputTokens: z.boolean().optional(),
+  /** With a shared store (Redis): what rate limits do when it cannot answer. */
+  onStoreFailure: z.enum(['closed', 'local']).optional(),
+  /** Gateway processes sharing the limits (instances × workers): `local` admits limit ÷ this each. */
+  instances: positiveInteger.max(10_000).optional(),
+  /** Static keys metered but never refused: on every family (`true`) or on the listed ones. */
+  staticKeys: z
+    .record(z.string(), z.strictObject({ unlimited: z.union([z.boolean(), z.array(family).min(1)]) }))
+    .optional(),
+};
+
+/**
+ * `limits`: the settings above, and one `{rpm, tpm, unlimited}` section per family, keyed by its id
+ * (the families are the registry's, so the sections are checked by name, not by a fixed shape).
+ */
+const limitsSchema = z.looseObject(limitSettings).superRefine((limits, context) => {
+  for (const [key, value] of Object.entries(limits)) {
+    if (Object.hasOwn(limitSettings, key)) continue;
+    if (!isFamilyId(key)) {
+      context.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `no such setting or family (families: ${familyIds().join(', ')})`,
+      });
+      continue;
+    }
+    const parsed = familyLimits.safeParse(value);
+    for (const issue of parsed.error?.issues ?? [])
+      context.addIssue({ ...issue, code: 'custom', path: [key, ...issue.path], message: issue.message });
+  }
+});
+
+/** Keys of a per-family record must name registered families. */
+function onlyFamilyKeys(record: Record<string, unknown>, context: z.RefinementCtx): void {
+  for (const key of Object.keys(record))
+    if (!isFamilyId(key))
+      context.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `no such family (${familyIds().join(', ')})`,
+      });
+}
+
+/** A family's section of `limits` (already validated when the file was read). */
+function familyLimitsOf(file: ConfigFile, id: FamilyId): FamilyLimitsSpec | undefined {
+  const section = file.limits?.[id];
+  return section === undefined ? undefined : familyLimits.parse(section);
+}
 
 const fileSchema = z.strictObject({
   server: z
@@ -116,7 +169,7 @@ const fileSchema = z.strictObject({
       prefix: z.string().max(64).optional(),
     })
     .optional(),
-  upstreams: z.partialRecord(family, upstreamSchema).optional(),
+  upstreams: z.record(z.string(), upstreamSchema).superRefine(onlyFamilyKeys).optional(),
   models: z.array(modelSchema).optional(),
   aliases: z.record(modelName, modelName).optional(),
   timeouts: timeoutsSchema.optional(),
@@ -157,21 +210,7 @@ const fileSchema = z.strictObject({
       timeoutMs: positiveInteger.max(60_000).optional(),
     })
     .optional(),
-  limits: z
-    .strictObject({
-      ...familyLimitShape,
-      // An output cap above the model's maximum is a 400 instead of being lowered (with a warning).
-      strictOutputTokens: z.boolean().optional(),
-      /** With a shared store (Redis): what rate limits do when it cannot answer. */
-      onStoreFailure: z.enum(['closed', 'local']).optional(),
-      /** Gateway processes sharing the limits (instances × workers): `local` admits limit ÷ this each. */
-      instances: positiveInteger.max(10_000).optional(),
-      /** Static keys metered but never refused: on every family (`true`) or on the listed ones. */
-      staticKeys: z
-        .record(z.string(), z.strictObject({ unlimited: z.union([z.boolean(), z.array(family).min(1)]) }))
-        .optional(),
-    })
-    .optional(),
+  limits: limitsSchema.optional(),
   shutdown: z.strictObject({ drainTimeoutMs: z.number().int().min(0).optional() }).optional(),
   // Days a stored Responses API answer is kept (fractions allowed); default 30.
   responses: z
@@ -318,13 +357,6 @@ function staticKeysOf(environment: Environment): string[] {
     .filter((key) => key.length > 0);
 }
 
-/** The spec's rate-limit table (requests and tokens per minute per family). */
-const defaultRateLimits: Record<FamilyId, RateLimitConfig> = {
-  alpha: { requestsPerMinute: 500, tokensPerMinute: 10_000 },
-  beta: { requestsPerMinute: 50, tokensPerMinute: 100_000 },
-  gamma: { requestsPerMinute: 60, tokensPerMinute: 32_000 },
-};
-
 /** Issue #4: the admin key, per-family rate limits, the shutdown drain. */
 function keyPolicyConfig(
   file: ConfigFile,
@@ -338,12 +370,14 @@ function keyPolicyConfig(
     (environment.MODELGATE_KEYS ?? '').split(',').some((key) => key.trim() === adminKey)
   )
     throw new ConfigError('MODELGATE_ADMIN_KEY must differ from every client key in MODELGATE_KEYS');
-  const rateLimits = {} as Record<FamilyId, RateLimitConfig>;
-  for (const id of familyIds) {
-    const own = file.limits?.[id];
-    rateLimits[id] = {
-      requestsPerMinute: own?.rpm ?? defaultRateLimits[id].requestsPerMinute,
-      tokensPerMinute: own?.tpm ?? defaultRateLimits[id].tokensPerMinute,
+  const rateLimits: Record<FamilyId, RateLimitConfig> = {};
+  for (const codec of familyCodecs()) {
+    const own = familyLimitsOf(file, codec.id);
+    // The family's own defaults (its descriptor: the spec's table for A, B and C).
+    const defaults = codec.descriptor.defaultLimits;
+    rateLimits[codec.id] = {
+      requestsPerMinute: own?.rpm ?? defaults.requestsPerMinute,
+      tokensPerMinute: own?.tpm ?? defaults.tokensPerMinute,
     };
   }
   return {
@@ -396,7 +430,7 @@ function sharedStoreConfig(file: ConfigFile, environment: Environment): Config['
  */
 function unlimitedConfig(file: ConfigFile, environment: Environment): Config['unlimited'] {
   const staticCount = staticKeysOf(environment).length;
-  const families = familyIds.filter((id) => file.limits?.[id]?.unlimited === true);
+  const families = familyIds().filter((id) => familyLimitsOf(file, id)?.unlimited === true);
   const staticKeys: Record<string, FamilyId[]> = {};
   const named = (id: string, where: string): string => {
     if (!/^static-[1-9]\d*$/.test(id))
@@ -409,20 +443,20 @@ function unlimitedConfig(file: ConfigFile, environment: Environment): Config['un
   };
   for (const [id, entry] of Object.entries(file.limits?.staticKeys ?? {})) {
     const listed =
-      entry.unlimited === true ? [...familyIds] : entry.unlimited === false ? [] : entry.unlimited;
+      entry.unlimited === true ? [...familyIds()] : entry.unlimited === false ? [] : entry.unlimited;
     if (listed.length > 0) staticKeys[named(id, 'limits.staticKeys')] = [...new Set(listed)];
   }
   for (const id of (environment.MODELGATE_UNLIMITED_KEYS ?? '').split(',')) {
     const trimmed = id.trim();
-    if (trimmed.length > 0) staticKeys[named(trimmed, 'MODELGATE_UNLIMITED_KEYS')] = [...familyIds];
+    if (trimmed.length > 0) staticKeys[named(trimmed, 'MODELGATE_UNLIMITED_KEYS')] = [...familyIds()];
   }
   return { families, staticKeys };
 }
 
 function buildUpstreams(file: ConfigFile, environment: Environment): Record<FamilyId, UpstreamConfig> {
-  const result = {} as Record<FamilyId, UpstreamConfig>;
-  for (const id of familyIds) {
-    const prefix = id.toUpperCase();
+  const result: Record<FamilyId, UpstreamConfig> = {};
+  for (const id of familyIds()) {
+    const prefix = familyCodec(id).descriptor.envPrefix;
     const fromFile = file.upstreams?.[id];
     const baseUrl = nonEmpty(environment[`${prefix}_BASE_URL`]) ?? fromFile?.baseUrl;
     if (baseUrl !== undefined && !/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(baseUrl)) {

@@ -201,9 +201,10 @@ export interface RateLimitState {
 
 /**
  * The surfaces: each family's own API, plus surfaces that are only surfaces (the Responses API,
- * Family A's second one). Ledger rows name the surface by this id.
+ * Family A's second one). Ledger rows name the surface by this id: a family's id, or a
+ * surface-only codec's own (`responses`).
  */
-export type SurfaceId = FamilyId | 'responses';
+export type SurfaceId = string;
 
 /** A catalog model as a listing shows it (the server maps its catalog entries to this). */
 export interface ModelInfo {
@@ -313,9 +314,42 @@ export function hasPassThrough(surface: SurfaceCodec): surface is PassThroughSur
   return surface.passThrough !== undefined;
 }
 
+/** How a family's upstream caches prompt prefixes (what the built-in simulator imitates). */
+export interface PromptCaching {
+  /** Only prefixes the client marks are cached (B `cache_control`); else every long prompt is, automatically. */
+  readonly explicit: boolean;
+  /** Automatic cache reads are reported in steps of this many tokens (A: 128). */
+  readonly granularity: number;
+  /** The request's own automatic-caching marker (B top-level `cache_control`): its TTL, '' the default, undefined none. */
+  automaticTtl?(request: ChatRequest): string | undefined;
+  /** The family's own limit on cache markers: throws its 400 (B: four breakpoints). */
+  checkMarkers?(request: ChatRequest): void;
+}
+
+/**
+ * What the rest of the gateway needs to know about a family besides its wire shapes: defaults the
+ * configuration starts from, and how its upstream behaves for the built-in simulator. Everything a
+ * family knows lives in its folder; nothing outside it names a family.
+ */
+export interface FamilyDescriptor {
+  /**
+   * The prefix of the family's environment variables (upper case): `{prefix}_BASE_URL`,
+   * `{prefix}_API_KEY`, `{prefix}_FAULT_HEADERS`.
+   */
+  readonly envPrefix: string;
+  /** Per-client-key limits when the configuration sets none (the spec's table). */
+  readonly defaultLimits: { readonly requestsPerMinute: number; readonly tokensPerMinute: number };
+  /** Cached-input prices as multiples of the input price, when a model's configuration names none. */
+  readonly cachePriceFactors: { readonly read: number; readonly write: number };
+  /** Id prefixes the family's real upstream uses (the simulator's answers carry them). */
+  readonly idPrefixes: { readonly response: string; readonly toolCall: string };
+  readonly promptCaching: PromptCaching;
+}
+
 export interface FamilyCodec extends SurfaceCodec {
   readonly id: FamilyId;
   readonly capabilities: FamilyCapabilities;
+  readonly descriptor: FamilyDescriptor;
   /** `GET` model lists in the family's shape. */
   readonly modelListing: ModelListing;
 

@@ -7,7 +7,7 @@
  * never sent to a chat endpoint, not counted against the key's rate limits; the key's model
  * restriction applies.
  */
-import { codecs } from '../families/registry.ts';
+import { familyCodec } from '../families/registry.ts';
 import { readUpstreamError } from '../families/shared/upstream-errors.ts';
 import type { HeaderMap, SurfaceCodec, SurfaceRoute, TokenCount, TokenCounting } from '../families/codec.ts';
 import { GatewayError, isJsonObject, type ChatRequest } from '../ir/index.ts';
@@ -62,7 +62,7 @@ export async function countTokens(call: CountCall, dependencies: CountDependenci
       : new GatewayError('not_found', message, { param: 'model' });
   }
   const counted = await askUpstream(call, counting, request, dependencies.upstreams.route(entry));
-  const count = counted ?? estimatePromptTokens(request, codecs[entry.family].capabilities.imageTokens);
+  const count = counted ?? estimatePromptTokens(request, familyCodec(entry.family).capabilities.imageTokens);
   call.sink.sendJson(200, JSON.stringify(counting.encodeResponse(count)), {
     [tokenCountHeader]: counted === undefined ? 'estimate' : 'upstream',
   });

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import { loadConfig } from '../config/load-config.ts';
-import { codecs } from '../families/registry.ts';
 import { GatewayError, type ChatRequest, type ImagePart } from '../ir/index.ts';
 import type { ChatCall } from './chat-call.ts';
 import {
@@ -15,6 +14,7 @@ import {
 import { prepareRequest } from './prepare-request.ts';
 import type { ResponseSink } from './response-sink.ts';
 import { ModelResolver } from './resolve-model.ts';
+import { codecs } from '../../test/helpers/spec-families.ts';
 
 const enabled = { ...defaultImageFetchConfig, enabled: true, maxBytes: 64, timeoutMs: 200 };
 const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);

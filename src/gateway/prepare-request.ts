@@ -4,7 +4,7 @@
  */
 import type { ModelEntry } from '../config/catalog.ts';
 import type { FamilyCodec, ResponseContext, SurfaceInput } from '../families/codec.ts';
-import { codecs } from '../families/registry.ts';
+import { familyCodec } from '../families/registry.ts';
 import { GatewayError, isJsonObject, type ChatRequest } from '../ir/index.ts';
 import type { ChatCall } from './chat-call.ts';
 import type { ImageFetcher } from './fetch-images.ts';
@@ -60,7 +60,7 @@ export async function prepareRequest(
   const lowered = fitOutputCap(request, entry, options.strictOutputTokens === true);
   validateAgainstCatalog(request, entry);
   await checkContextWindow(request, entry);
-  const target = codecs[entry.family];
+  const target = familyCodec(entry.family);
   if (target.capabilities.requiresMaxOutputTokens && request.sampling.maxOutputTokens === undefined) {
     request.sampling.maxOutputTokens = entry.maxOutputTokens;
   }

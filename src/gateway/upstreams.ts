@@ -5,8 +5,14 @@
  * request. Also the source of `GET /admin/health` (deployments, breakers, in-flight calls).
  */
 import type { ModelEntry } from '../config/catalog.ts';
-import type { Config, DeploymentConfig, RetryConfig, TimeoutConfig } from '../config/config.ts';
-import { codecs } from '../families/registry.ts';
+import type {
+  Config,
+  DeploymentConfig,
+  RetryConfig,
+  TimeoutConfig,
+  UpstreamConfig,
+} from '../config/config.ts';
+import { familyCodec } from '../families/registry.ts';
 import type { FamilyId, JsonObject } from '../ir/index.ts';
 import { systemClock, type RoutingClock } from '../routing/attempt-plan.ts';
 import { CircuitBreaker } from '../routing/breaker.ts';
@@ -103,8 +109,15 @@ export class UpstreamRouter {
     return new ModelRoute(entry, deployments, this.retry, this.clock);
   }
 
+  /** The family's upstream settings; the configuration has one for every registered family. */
+  #familyUpstream(id: FamilyId): UpstreamConfig {
+    const upstream = this.#config.upstreams[id];
+    if (upstream === undefined) throw new Error(`the configuration has no upstream for family ${id}`);
+    return upstream;
+  }
+
   #defaultDeployment(entry: ModelEntry, timeouts: TimeoutConfig): Deployment {
-    const family = this.#config.upstreams[entry.family];
+    const family = this.#familyUpstream(entry.family);
     const baseUrl = entry.baseUrl ?? family.baseUrl;
     return this.#make(entry, entry.name, entry.family, 1, timeouts, {
       baseUrl,
@@ -115,7 +128,7 @@ export class UpstreamRouter {
   }
 
   #deployment(entry: ModelEntry, spec: DeploymentConfig, timeouts: TimeoutConfig): Deployment {
-    const family = this.#config.upstreams[spec.family];
+    const family = this.#familyUpstream(spec.family);
     // The family's key goes only to the family's own host.
     const apiKey = spec.baseUrl === undefined ? (spec.apiKey ?? family.apiKey) : spec.apiKey;
     return this.#make(entry, spec.id, spec.family, spec.weight, timeouts, {
@@ -138,7 +151,7 @@ export class UpstreamRouter {
     return new Deployment({
       id,
       model: entry.name,
-      codec: codecs[family],
+      codec: familyCodec(family),
       transport: simulated ? this.#simulator : this.#httpFor(timeouts.connectMs),
       target: simulated
         ? { baseUrl: simulatorBaseUrl, apiKey: simulatorKey, model: target.model }

@@ -6,7 +6,6 @@ export type * from './finish-reason.ts';
 export type * from './json.ts';
 export type { Usage } from './usage.ts';
 export type { FamilyId } from './family.ts';
-export { familyIds, isFamilyId } from './family.ts';
 export { isJsonObject } from './json.ts';
 export { reasoningEfforts } from './request.ts';
 export { emptyUsage, uncachedInputTokens, addUsage } from './usage.ts';

@@ -6,7 +6,8 @@
  * everything else waits for the body. Static keys are never refused, so they skip it.
  */
 import type { ScreenQuery } from '../gateway/admission.ts';
-import { familyIds, GatewayError, type FamilyId } from '../ir/index.ts';
+import { familyIds } from '../families/registry.ts';
+import { GatewayError, type FamilyId } from '../ir/index.ts';
 import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
 import { modelDenied, overBudget, setLimitHeaders } from './admission-policy.ts';
 import type { LedgerSink } from '../usage/ledger.ts';
@@ -32,7 +33,7 @@ export function createHeaderScreen(
   /** Per key object (a reload makes a new one): the families of the models it may call. */
   const familiesByKey = new WeakMap<ClientKey, readonly FamilyId[]>();
   const familiesOf = (key: ClientKey): readonly FamilyId[] => {
-    if (key.models === undefined) return familyIds;
+    if (key.models === undefined) return familyIds();
     let families = familiesByKey.get(key);
     if (families === undefined) {
       const found = new Set<FamilyId>();

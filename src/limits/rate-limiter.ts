@@ -167,6 +167,8 @@ export class RateLimiter {
 
   limitsFor(key: LimitedKey, family: FamilyId): FamilyLimits {
     const defaults = this.#limits[family];
+    // The configuration has limits for every registered family; an unknown id is a bug upstream of here.
+    if (defaults === undefined) throw new Error(`no rate limits for family ${family}`);
     return {
       requestsPerMinute: key.rpm ?? defaults.requestsPerMinute,
       tokensPerMinute: key.tpm ?? defaults.tokensPerMinute,

@@ -1,13 +1,12 @@
 /** Deployments and routes for routing unit tests: a manual clock, fixed randomness, no transport. */
 import { defaultCatalog, type ModelEntry } from '../config/catalog.ts';
 import type { RetryConfig } from '../config/config.ts';
-import { codecs } from '../families/registry.ts';
-import type { FamilyId } from '../ir/index.ts';
 import type { UpstreamTransport } from '../upstream/transport.ts';
 import type { RoutingClock } from './attempt-plan.ts';
 import { CircuitBreaker } from './breaker.ts';
 import { Deployment, ModelRoute } from './deployment.ts';
 import { createUpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
+import { codecs, type SpecFamily } from '../../test/helpers/spec-families.ts';
 
 export class ManualClock implements RoutingClock {
   time = 1_000_000;
@@ -47,7 +46,7 @@ export function deployment(
   id: string,
   options: {
     weight?: number;
-    family?: FamilyId;
+    family?: SpecFamily;
     model?: string;
     threshold?: number;
     simulated?: boolean;

@@ -1,7 +1,7 @@
 /** `/admin/…`: the admin API behind the admin key, answering in its own error shape. */
 import type { IncomingMessage } from 'node:http';
 import { AdminError, adminErrorBody, handleAdmin, type AdminDependencies } from '../admin/admin-api.ts';
-import { codecs } from '../families/registry.ts';
+import { defaultSurface } from '../families/registry.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import { GatewayError } from '../ir/index.ts';
 import type { Logger } from '../log/logger.ts';
@@ -30,7 +30,8 @@ export async function adminRoute(
         method: request.method ?? 'GET',
         pathname,
         search,
-        credential: codecs.alpha.readClientKey(request.headers, search),
+        // The admin key travels as a bearer token, the way the default surface carries keys.
+        credential: defaultSurface.readClientKey(request.headers, search),
         body: async () => {
           if (!isJsonContentType(request.headers['content-type']))
             throw new AdminError(415, 'unsupported_media_type', 'Content-Type must be application/json');

@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdminDependencies } from '../admin/admin-api.ts';
 import type { Config } from '../config/config.ts';
 import type { SurfaceCodec } from '../families/codec.ts';
-import { defaultSurface } from '../families/registry.ts';
+import { defaultSurface, matchSurface, resembledSurface } from '../families/registry.ts';
 import type { RequestContext } from '../gateway/admission.ts';
 import { createDashboard, type Dashboard } from '../dashboard/dashboard-route.ts';
 import type { WatchedLedger } from '../dashboard/live-tail.ts';
@@ -37,7 +37,7 @@ import { KeySlots } from './key-slots.ts';
 import { isJsonContentType, parseJsonBody, readBody } from './read-body.ts';
 import { storedResponsesRoute, isStoredResponsePath } from './responses-route.ts';
 import { beginResponsesTurn } from './responses-turn.ts';
-import { matchSurface, repeatedHeader, surfaceForUnknownPath } from './surface-for-path.ts';
+import { repeatedHeader } from './repeated-header.ts';
 import { metricsPath, metricsRoute, type MetricsEndpoint } from './metrics-route.ts';
 import { traceIdOf } from '../tracing/traceparent.ts';
 import type { RequestTracer } from '../tracing/tracing.ts';
@@ -270,7 +270,7 @@ async function route(
     state.modelsRoute(request, modelsPath, search, answer, baseHeaders);
     return;
   }
-  const surface = match?.codec ?? surfaceForUnknownPath(pathname);
+  const surface = match?.codec ?? resembledSurface(pathname);
   const context: RequestContext = {
     requestId,
     surface: pathname.startsWith('/api/') ? 'unified' : surface.id,

@@ -8,14 +8,14 @@ import type { IncomingMessage } from 'node:http';
 import type { ModelEntry } from '../config/catalog.ts';
 import type { Config } from '../config/config.ts';
 import type { FamilyCodec, ModelInfo } from '../families/codec.ts';
-import { codecList, defaultSurface } from '../families/registry.ts';
+import { defaultSurface, familyCodecs } from '../families/registry.ts';
 import type { ModelResolver } from '../gateway/resolve-model.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import { GatewayError, invalidRequest } from '../ir/index.ts';
 import type { ClientKeys } from '../keys/client-keys.ts';
 import type { Answer } from './admin-route.ts';
 import { methodNotAllowed, pathOf } from './answers.ts';
-import { repeatedHeader } from './surface-for-path.ts';
+import { repeatedHeader } from './repeated-header.ts';
 
 export interface ModelsRouteDependencies {
   keys: ClientKeys;
@@ -38,7 +38,7 @@ export function matchModelsPath(
   searchParams: URLSearchParams,
 ): ModelsPath | undefined {
   let candidates: ModelsPath[] | undefined;
-  for (const codec of codecList) {
+  for (const codec of familyCodecs()) {
     for (const path of codec.modelListing.paths) {
       if (pathname !== path && !pathname.startsWith(`${path}/`)) continue;
       const id = pathname.slice(path.length + 1);

@@ -6,9 +6,9 @@
  * health checks are cheap and must keep answering under load.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { surfaceFor } from '../families/registry.ts';
 import { GatewayError } from '../ir/index.ts';
 import { expectsContinue } from './before-body.ts';
-import { surfaceForPath } from './surface-for-path.ts';
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -57,7 +57,7 @@ function shedRequest(request: IncomingMessage, response: ServerResponse, maxInFl
     `the gateway is at capacity (${maxInFlight} requests in flight); retry shortly`,
     { retryAfterSeconds: 1 },
   );
-  const wire = surfaceForPath(pathOnly(request.url ?? '')).encodeError(error);
+  const wire = surfaceFor(pathOnly(request.url ?? '')).encodeError(error);
   const text = JSON.stringify(wire.body);
   response.writeHead(wire.status, {
     ...wire.headers,

@@ -1,22 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { codecs } from '../families/registry.ts';
 import { readUpstreamError } from '../families/shared/upstream-errors.ts';
 import { checkStreamEvents } from '../ir/check-stream-events.ts';
-import { familyIds, type FamilyId } from '../ir/index.ts';
 import { simulatedError } from './faults.ts';
 import { chatRequest, collect, decodeStream, header, testSimulator, upstreamInput } from './test-kit.ts';
+import { codecs, specFamilies, type SpecFamily } from '../../test/helpers/spec-families.ts';
 
 const never = new AbortController().signal;
 
 /** The status each family really answers with for a requested status. */
-const statusByFamily: Record<FamilyId, Record<number, number>> = {
+const statusByFamily: Record<SpecFamily, Record<number, number>> = {
   alpha: { 400: 400, 401: 401, 403: 403, 404: 404, 429: 429, 500: 500, 503: 503, 529: 503 },
   beta: { 400: 400, 401: 401, 403: 403, 404: 404, 429: 429, 500: 500, 503: 529, 529: 529 },
   gamma: { 400: 400, 401: 403, 403: 403, 404: 404, 429: 429, 500: 500, 503: 503, 529: 503 },
 };
 
-function isFamilyShape(family: FamilyId, body: Record<string, unknown>): boolean {
+function isFamilyShape(family: SpecFamily, body: Record<string, unknown>): boolean {
   const error = body['error'] as Record<string, unknown> | undefined;
   if (family === 'alpha') return typeof error?.['type'] === 'string' && 'code' in error && 'param' in error;
   if (family === 'beta') return body['type'] === 'error' && typeof error?.['type'] === 'string';
@@ -24,7 +23,7 @@ function isFamilyShape(family: FamilyId, body: Record<string, unknown>): boolean
 }
 
 describe('x-simulate-error', () => {
-  for (const family of familyIds) {
+  for (const family of specFamilies) {
     for (const requested of [400, 401, 403, 404, 429, 500, 503, 529]) {
       test(`${family} ${requested}`, async () => {
         const input = upstreamInput(family, chatRequest(), { 'x-simulate-error': String(requested) });
@@ -62,7 +61,7 @@ describe('x-simulate-error', () => {
 });
 
 describe('stream faults', () => {
-  for (const family of familyIds) {
+  for (const family of specFamilies) {
     test(`${family}: x-simulate-stream-error-after sends N tokens then the in-stream error`, async () => {
       const input = upstreamInput(family, chatRequest({ stream: true }), {
         'x-simulate-stream-error-after': '3',

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { familyIds, type ChatRequest, type Message, type TextPart } from '../ir/index.ts';
+import { type ChatRequest, type Message, type TextPart } from '../ir/index.ts';
 import { countTextTokens } from '../tokenizer/count-tokens.ts';
 import { promptBlocks } from './plan.ts';
 import { PromptCache, type CacheOptions } from './prompt-cache.ts';
 import { chatRequest, decodeJson, decodeStream, collect, testSimulator, upstreamInput } from './test-kit.ts';
 import { TokenCountCache } from './token-cache.ts';
+import { specFamilies } from '../../test/helpers/spec-families.ts';
 
 const never = new AbortController().signal;
 const counter = new TokenCountCache();
@@ -159,7 +160,7 @@ describe('through the simulator, in each family’s own usage fields', () => {
     gamma: (json: Record<string, unknown>) =>
       (json.usageMetadata as { cachedContentTokenCount?: number }).cachedContentTokenCount ?? 0,
   };
-  for (const family of familyIds) {
+  for (const family of specFamilies) {
     test(`${family}: the second identical long request reads the cache, JSON and stream alike`, async () => {
       const simulator = testSimulator();
       const marker = family === 'beta' ? { cacheControl: { type: 'ephemeral' as const } } : {};

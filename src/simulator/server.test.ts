@@ -2,17 +2,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { checkStreamEvents } from '../ir/check-stream-events.ts';
 import { foldStream } from '../ir/fold-stream.ts';
-import { familyIds, type ChatRequest, type FamilyId } from '../ir/index.ts';
+import { type ChatRequest } from '../ir/index.ts';
 import { startSimulatorServer, type SimulatorServer } from './server.ts';
 import { chatRequest, decodeJson, decodeStream, fixedIds, upstreamInput } from './test-kit.ts';
 import { createSimulatorTransport } from './transport.ts';
 import { createSimulator } from './simulator.ts';
-import { codecs } from '../families/registry.ts';
 import { upstreamError } from '../families/shared/upstream-errors.ts';
+import { codecs, specFamilies, type SpecFamily } from '../../test/helpers/spec-families.ts';
 
 async function post(
   server: SimulatorServer,
-  family: FamilyId,
+  family: SpecFamily,
   request: ChatRequest,
   signal?: AbortSignal,
 ): Promise<Response> {
@@ -47,7 +47,7 @@ describe('standalone server', () => {
     assert.notEqual(new URL(server.url).port, '0');
   });
 
-  for (const family of familyIds) {
+  for (const family of specFamilies) {
     test(`${family}: JSON and SSE over real HTTP`, async () => {
       const json = await post(server, family, chatRequest());
       assert.equal(json.status, 200);

@@ -1,16 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { codecs } from '../families/registry.ts';
 import { upstreamError } from '../families/shared/upstream-errors.ts';
 import { checkStreamEvents } from '../ir/check-stream-events.ts';
 import { foldStream } from '../ir/fold-stream.ts';
-import {
-  familyIds,
-  type ChatRequest,
-  type ChatResponse,
-  type FamilyId,
-  type ToolDefinition,
-} from '../ir/index.ts';
+import { type ChatRequest, type ChatResponse, type ToolDefinition } from '../ir/index.ts';
 import { countTextTokens } from '../tokenizer/count-tokens.ts';
 import {
   chatRequest,
@@ -21,6 +14,7 @@ import {
   testSimulator,
   upstreamInput,
 } from './test-kit.ts';
+import { codecs, specFamilies, type SpecFamily } from '../../test/helpers/spec-families.ts';
 
 const never = new AbortController().signal;
 
@@ -38,7 +32,7 @@ const weatherTool: ToolDefinition = {
   },
 };
 
-async function nonStream(family: FamilyId, request: ChatRequest, extra: Record<string, string> = {}) {
+async function nonStream(family: SpecFamily, request: ChatRequest, extra: Record<string, string> = {}) {
   const response = await testSimulator().handle(
     upstreamInput(family, { ...request, stream: false }, extra),
     never,
@@ -47,7 +41,7 @@ async function nonStream(family: FamilyId, request: ChatRequest, extra: Record<s
   return { response, text, json: JSON.parse(text) as Record<string, unknown> };
 }
 
-async function stream(family: FamilyId, request: ChatRequest, extra: Record<string, string> = {}) {
+async function stream(family: SpecFamily, request: ChatRequest, extra: Record<string, string> = {}) {
   const response = await testSimulator().handle(
     upstreamInput(family, { ...request, stream: true }, extra),
     never,
@@ -67,7 +61,7 @@ function comparable(response: ChatResponse): Omit<ChatResponse, 'id' | 'created'
 }
 
 describe('replies in every family', () => {
-  for (const family of familyIds) {
+  for (const family of specFamilies) {
     test(`${family}: deterministic text reply with real token usage`, async () => {
       const first = await nonStream(family, chatRequest());
       const second = await nonStream(family, chatRequest());
@@ -197,7 +191,7 @@ describe('request details', () => {
 
   test('the same request gives the same reply text in every family', async () => {
     const texts = await Promise.all(
-      familyIds.map(async (family) =>
+      specFamilies.map(async (family) =>
         firstText(decodeJson(family, (await nonStream(family, chatRequest())).text)),
       ),
     );
@@ -269,7 +263,7 @@ describe('request details', () => {
         },
       ],
     });
-    for (const family of familyIds) {
+    for (const family of specFamilies) {
       const decoded = decodeJson(family, (await nonStream(family, request)).text);
       assert.match(
         firstText(decoded),

@@ -5,11 +5,16 @@
  * simulator speaks exactly the official shapes the codecs speak, errors and streams included.
  */
 import { randomUUID } from 'node:crypto';
-import type { FamilyCodec, HeaderMap, ResponseContext, SurfaceRoute } from '../families/codec.ts';
-import { checkCacheBreakpoints } from '../families/beta/encode-request.ts';
-import { codecList } from '../families/registry.ts';
+import type {
+  FamilyCodec,
+  HeaderMap,
+  PromptCaching,
+  ResponseContext,
+  SurfaceRoute,
+} from '../families/codec.ts';
+import { defaultSurface, familyCodecs } from '../families/registry.ts';
 import { countCacheMarkers } from '../families/shared/cache-markers.ts';
-import { GatewayError, isJsonObject, type ChatRequest, type FamilyId } from '../ir/index.ts';
+import { GatewayError, type ChatRequest } from '../ir/index.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import { readFaults, type Faults } from './faults.ts';
 import { planReply, promptBlocks, type ReplyPlan } from './plan.ts';
@@ -52,14 +57,6 @@ export interface Simulator {
   readonly stats: Readonly<SimulatorStats>;
 }
 
-/** Id prefixes the real providers use; the encoders keep ids that already carry them. */
-const responseIdPrefix: Partial<Record<FamilyId, string>> = { alpha: 'chatcmpl-', beta: 'msg_', gamma: '' };
-const toolCallIdPrefix: Partial<Record<FamilyId, string>> = {
-  alpha: 'call_',
-  beta: 'toolu_',
-  gamma: 'call_',
-};
-
 const jsonHeaders: HeaderMap = Object.freeze({ 'content-type': 'application/json' });
 const streamHeaders: HeaderMap = Object.freeze({
   'content-type': 'text/event-stream',
@@ -95,7 +92,7 @@ class SimulatorEngine {
   readonly #cache: PromptCache;
 
   constructor(options: SimulatorOptions) {
-    this.#codecs = options.codecs ?? codecList;
+    this.#codecs = options.codecs ?? familyCodecs();
     this.#now = options.now ?? Date.now;
     this.#generateId = options.generateId ?? defaultGenerateId;
     this.#cache = new PromptCache(this.#now);
@@ -136,9 +133,9 @@ class SimulatorEngine {
     return undefined;
   }
 
-  /** Unknown paths answer in the A shape (the most common client), or the first codec's. */
+  /** Unknown paths answer in the default surface's shape (A, the most common client), or the first codec's. */
   #notFound(input: SimulatorInput): UpstreamResponse {
-    const codec = this.#codecs.find((candidate) => candidate.id === 'alpha') ?? this.#codecs[0];
+    const codec = this.#codecs.includes(defaultSurface) ? defaultSurface : this.#codecs[0];
     if (codec === undefined) throw new GatewayError('internal', 'the simulator has no codecs');
     const message = `simulator: no route for ${input.method} ${pathOnly(input.path)}`;
     return errorResponse(codec, new GatewayError('not_found', message));
@@ -150,11 +147,10 @@ class SimulatorEngine {
     faults: Faults,
     signal: AbortSignal,
   ): Promise<UpstreamResponse> {
-    // B's own rule, enforced as B does: a 5th cache breakpoint is a 400.
-    if (codec.id === 'beta') {
-      checkCacheBreakpoints(countCacheMarkers(request) + (automaticCacheTtl(request) === undefined ? 0 : 1));
-    }
-    const callPrefix = toolCallIdPrefix[codec.id] ?? 'call_';
+    const { idPrefixes, promptCaching } = codec.descriptor;
+    // The family's own marker rule, enforced as its upstream does (B: a 5th cache breakpoint is a 400).
+    promptCaching.checkMarkers?.(request);
+    const callPrefix = idPrefixes.toolCall;
     // The prompt's texts, as promptBlocks counts them, counted first without holding the event loop.
     const texts: string[] = [];
     promptBlocks(request, {
@@ -169,9 +165,9 @@ class SimulatorEngine {
       counter,
       newToolCallId: () => this.#generateId(callPrefix),
     });
-    this.#applyCache(codec.id, request, plan, counter);
+    this.#applyCache(promptCaching, request, plan, counter);
     const meta: ReplyMeta = {
-      id: this.#generateId(responseIdPrefix[codec.id] ?? ''),
+      id: this.#generateId(idPrefixes.response),
       model: request.model,
       created: Math.floor(this.#now() / 1000),
     };
@@ -206,9 +202,9 @@ class SimulatorEngine {
    * Prompt caching as the family does it (see prompt-cache.ts). Skipped without a marker when the
    * prompt is too short to cache, so short prompts (benchmarks) pay nothing for it.
    */
-  #applyCache(family: FamilyId, request: ChatRequest, plan: ReplyPlan, counter: TokenCounter): void {
-    const explicit = family === 'beta';
-    const automatic = explicit ? automaticCacheTtl(request) : undefined;
+  #applyCache(caching: PromptCaching, request: ChatRequest, plan: ReplyPlan, counter: TokenCounter): void {
+    const { explicit } = caching;
+    const automatic = caching.automaticTtl?.(request);
     const blocks =
       plan.usage.inputTokens >= minimumCachedTokens ||
       (explicit && (automatic !== undefined || countCacheMarkers(request) > 0))
@@ -217,7 +213,7 @@ class SimulatorEngine {
     if (blocks === undefined) return;
     const figures = this.#cache.measure(request.model, blocks, {
       explicit,
-      granularity: family === 'alpha' ? 128 : 1,
+      granularity: caching.granularity,
       automaticTtl: automatic,
     });
     plan.usage.cacheReadTokens = figures.readTokens;
@@ -239,13 +235,6 @@ function checkCredentials(matched: Matched, headers: HeaderMap): GatewayError | 
     return new GatewayError('authentication', 'simulator: no API key was sent (any value is accepted)');
   }
   return codec.checkHeaders(headers);
-}
-
-/** B's top-level `cache_control` (automatic caching): its TTL ('' = default), or undefined. */
-function automaticCacheTtl(request: ChatRequest): string | undefined {
-  const marker = request.extensions.beta?.cache_control;
-  if (!isJsonObject(marker)) return undefined;
-  return typeof marker.ttl === 'string' ? marker.ttl : '';
 }
 
 function errorResponse(codec: FamilyCodec, error: GatewayError): UpstreamResponse {

@@ -4,11 +4,11 @@
  * family's own upstream decoders.
  */
 import type { DecodeContext, HeaderMap } from '../families/codec.ts';
-import { codecs } from '../families/registry.ts';
-import type { ChatRequest, ChatResponse, FamilyId, StreamEvent } from '../ir/index.ts';
+import type { ChatRequest, ChatResponse, StreamEvent } from '../ir/index.ts';
 import { SseParser } from '../sse/parse-sse.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import { createSimulator, type Simulator, type SimulatorInput, type SimulatorOptions } from './simulator.ts';
+import { codecs, type SpecFamily } from '../../test/helpers/spec-families.ts';
 
 export const fixedIds = {
   now: (): number => 1_700_000_000_000,
@@ -40,7 +40,7 @@ export function chatRequest(
 
 /** The exact call the gateway would make to a `family` upstream for `request`. */
 export function upstreamInput(
-  family: FamilyId,
+  family: SpecFamily,
   request: ChatRequest,
   extraHeaders: Record<string, string> = {},
 ): SimulatorInput {
@@ -63,7 +63,7 @@ export async function collect(response: UpstreamResponse): Promise<string[]> {
 }
 
 /** SSE text → canonical events via the family's stream decoder (including its `end()`). */
-export function decodeStream(family: FamilyId, chunks: readonly string[]): StreamEvent[] {
+export function decodeStream(family: SpecFamily, chunks: readonly string[]): StreamEvent[] {
   const events: StreamEvent[] = [];
   const emit = (event: StreamEvent): void => {
     events.push(event);
@@ -76,7 +76,7 @@ export function decodeStream(family: FamilyId, chunks: readonly string[]): Strea
   return events;
 }
 
-export function decodeJson(family: FamilyId, text: string): ChatResponse {
+export function decodeJson(family: SpecFamily, text: string): ChatResponse {
   return codecs[family].decodeResponse(JSON.parse(text), decodeContext);
 }
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { codecs } from '../families/registry.ts';
 import type { StreamEvent } from '../ir/index.ts';
 import { countTextTokens } from '../tokenizer/count-tokens.ts';
 import { deliveredStream } from './delivered-usage.ts';
+import { codecs } from '../../test/helpers/spec-families.ts';
 
 const words = ['Once', ' upon', ' a', ' time', ',', ' a', ' gateway', ' counted', ' every', ' token', '.'];
 

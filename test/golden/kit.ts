@@ -12,21 +12,26 @@ import { request as httpRequest } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { familyIds, type FamilyId } from '../../src/ir/index.ts';
-import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
+import {
+  startRecordingUpstream,
+  type RecordingUpstream,
+  type ScriptedAnswer,
+} from '../helpers/recording-upstream.ts';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
 import {
   answerFor,
   clientRequest,
   type Answer,
+  type ClientRequest,
   type Json,
   type JsonObject,
   type NeutralCall,
   type ScenarioName,
 } from './scenarios.ts';
 import { upstreamAnswer } from './upstream-answers.ts';
+import { specFamilies, type SpecFamily } from '../helpers/spec-families.ts';
 
-export const upstreamKeys: Record<FamilyId, string> = {
+export const upstreamKeys: Record<SpecFamily, string> = {
   alpha: 'up-a-key',
   beta: 'up-b-key',
   gamma: 'up-c-key',
@@ -124,14 +129,20 @@ const shownUpstreamHeaders = [
 export async function exchange(
   rig: Rig,
   scenario: ScenarioName,
-  surface: FamilyId,
-  family: FamilyId,
+  surface: SpecFamily,
+  family: SpecFamily,
   stream: boolean,
 ): Promise<{ transcript: Transcript; answer: Answer }> {
   const answer = answerFor(scenario, surface, family);
   const client = clientRequest(scenario, surface, family, stream, rig.gateway.key);
+  const transcript = await record(rig, client, upstreamAnswer(family, answer, stream));
+  return { transcript, answer };
+}
+
+/** Sends one client request with the upstream's answer scripted; the transcript of both sides. */
+export async function record(rig: Rig, client: ClientRequest, scripted: ScriptedAnswer): Promise<Transcript> {
   const before = rig.upstream.requests.length;
-  rig.upstream.script.push(upstreamAnswer(family, answer, stream));
+  rig.upstream.script.push(scripted);
   const raw = await send(rig.gateway.url, client.path, client.headers, JSON.stringify(client.body));
   const sent = rig.upstream.requests.slice(before);
   assert.ok(sent.length <= 1, 'one upstream call per exchange');
@@ -149,7 +160,7 @@ export async function exchange(
   if (headers['content-type']?.startsWith('text/event-stream') === true)
     response.events = parseEvents(raw.text);
   else response.body = normalise(JSON.parse(raw.text) as Json);
-  const transcript: Transcript = {
+  return {
     request: { path: client.path, body: client.body },
     upstream:
       upstreamCall === undefined
@@ -167,7 +178,6 @@ export async function exchange(
           },
     response,
   };
-  return { transcript, answer };
 }
 
 export function parseEvents(text: string): Array<{ event?: string; data: Json }> {
@@ -214,7 +224,7 @@ export class GoldenFile {
   readonly #recorded: Record<string, Transcript>;
   readonly #seen: Record<string, Transcript> = {};
 
-  constructor(surface: FamilyId, family: FamilyId) {
+  constructor(surface: SpecFamily, family: SpecFamily) {
     this.#path = join(here, 'transcripts', `${surface}-to-${family}.json`);
     let recorded: Record<string, Transcript> = {};
     try {
@@ -258,7 +268,7 @@ interface Seen {
 }
 
 /** The client-visible answer, read the way each family's SDK reads it (streams accumulated). */
-export function clientSaw(surface: FamilyId, view: ClientView): Seen {
+export function clientSaw(surface: SpecFamily, view: ClientView): Seen {
   const events = view.events?.map((message) => message.data) ?? [];
   const objects = events.filter((item): item is JsonObject => isObject(item));
   switch (surface) {
@@ -450,7 +460,7 @@ function gammaParts(responses: Array<Json | undefined>): Seen {
 
 /** Total prompt tokens, cache reads and writes as the surface's client reads them. */
 function usageOf(
-  surface: FamilyId,
+  surface: SpecFamily,
   usage: JsonObject | undefined,
 ): { input: number; output: number; read: number; write: number } {
   const number = (value: Json | undefined): number => (typeof value === 'number' ? value : 0);
@@ -483,13 +493,13 @@ function usageOf(
 }
 
 /** USD per 1M: input, output, cache read, cache write of the golden models (README catalog). */
-const prices: Record<FamilyId, [number, number, number, number]> = {
+const prices: Record<SpecFamily, [number, number, number, number]> = {
   alpha: [10, 30, 5, 10],
   beta: [3, 15, 0.3, 3.75],
   gamma: [1.25, 5, 0.3125, 1.25],
 };
 
-const finishes: Record<FamilyId, { tool: string; stop: string }> = {
+const finishes: Record<SpecFamily, { tool: string; stop: string }> = {
   alpha: { tool: 'tool_calls', stop: 'stop' },
   beta: { tool: 'tool_use', stop: 'end_turn' },
   gamma: { tool: 'STOP', stop: 'STOP' },
@@ -498,9 +508,11 @@ const finishes: Record<FamilyId, { tool: string; stop: string }> = {
 /** What the exchange must mean, whatever the recorded bytes say. */
 export function checkSemantics(
   scenario: ScenarioName,
-  surface: FamilyId,
-  family: FamilyId,
+  surface: SpecFamily,
+  family: SpecFamily,
   { transcript, answer }: { transcript: Transcript; answer: Answer },
+  // Whether the surface and the model are one family (the client's body goes upstream as it is).
+  passThrough = surface === family,
 ): void {
   const view = transcript.response;
   if (scenario === 'image-url' && family === 'gamma' && surface !== 'gamma') {
@@ -553,21 +565,22 @@ export function checkSemantics(
   const reported = view.trailers?.['x-modelgate-cost-usd'] ?? view.headers['x-modelgate-cost-usd'];
   assert.ok(reported !== undefined, 'the cost is reported');
   assert.ok(Math.abs(Number(reported) - cost) < 1e-12, `cost ${reported} vs ${cost}`);
-  checkUpstream(scenario, surface, family, transcript);
+  checkUpstream(scenario, surface, family, transcript, passThrough);
 }
 
 /** The upstream request says the same thing as the client's, in the family's shape. */
 function checkUpstream(
   scenario: ScenarioName,
-  surface: FamilyId,
-  family: FamilyId,
+  surface: SpecFamily,
+  family: SpecFamily,
   transcript: Transcript,
+  passThrough: boolean,
 ): void {
   const body = transcript.upstream?.body;
   assert.ok(isObject(body));
   const text = JSON.stringify(body);
   assert.ok(!text.includes('mg-test-client-key'), 'the client key never goes upstream');
-  if (surface === family) {
+  if (passThrough) {
     // Same family: the client's own body, only the model changed (and A streams always ask for usage).
     const expected: JsonObject = { ...transcript.request.body };
     if (family !== 'gamma') expected.model = body.model ?? null;
@@ -608,7 +621,7 @@ function checkUpstream(
   }
 }
 
-function toolNames(family: FamilyId, body: JsonObject): string[] {
+function toolNames(family: SpecFamily, body: JsonObject): string[] {
   const tools = body.tools;
   const list = Array.isArray(tools) ? tools : [];
   if (family === 'alpha') return list.map((tool) => str(field(tool, 'function', 'name')));
@@ -617,7 +630,7 @@ function toolNames(family: FamilyId, body: JsonObject): string[] {
   return (Array.isArray(declarations) ? declarations : []).map((item) => str(field(item, 'name')));
 }
 
-function toolChoice(family: FamilyId, body: JsonObject): string {
+function toolChoice(family: SpecFamily, body: JsonObject): string {
   if (family === 'alpha') {
     const choice = body.tool_choice;
     return typeof choice === 'string' ? choice : `tool:${str(field(choice, 'function', 'name'))}`;
@@ -638,7 +651,7 @@ function toolChoice(family: FamilyId, body: JsonObject): string {
 }
 
 /** Three results, paired with their calls, in call order; the error flagged where the family can say it. */
-function checkToolResults(family: FamilyId, body: JsonObject): void {
+function checkToolResults(family: SpecFamily, body: JsonObject): void {
   const messages = (family === 'gamma' ? body.contents : body.messages) as JsonObject[];
   if (family === 'alpha') {
     const assistant = messages.find((message) => message.role === 'assistant');
@@ -681,7 +694,7 @@ function checkToolResults(family: FamilyId, body: JsonObject): void {
  * The golden suite of one surface against every family, JSON and stream, one rig per file (each
  * surface has its own file so the runner spreads them over the cores).
  */
-export function goldenSuite(surface: FamilyId, scenarios: readonly ScenarioName[]): void {
+export function goldenSuite(surface: SpecFamily, scenarios: readonly ScenarioName[]): void {
   let rig: Rig;
   before(async () => {
     rig = await startRig();
@@ -689,7 +702,7 @@ export function goldenSuite(surface: FamilyId, scenarios: readonly ScenarioName[
   after(async () => {
     await rig.close();
   });
-  for (const family of familyIds) {
+  for (const family of specFamilies) {
     describe(`${surface} surface → ${family} model`, () => {
       const golden = new GoldenFile(surface, family);
       for (const scenario of scenarios) {

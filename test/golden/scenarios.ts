@@ -3,7 +3,7 @@
  * request shape (what a client sends) and each family's own answer shape (what an upstream sends,
  * hand-built here the way the real providers stream, not by the gateway's encoders).
  */
-import type { FamilyId } from '../../src/ir/index.ts';
+import type { SpecFamily } from '../helpers/spec-families.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -46,11 +46,11 @@ export const png =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 export const imageUrl = 'https://example.com/cat.png';
 
-export const models: Record<FamilyId, string> = { alpha: 'A-2', beta: 'B-1', gamma: 'C-1' };
+export const models: Record<SpecFamily, string> = { alpha: 'A-2', beta: 'B-1', gamma: 'C-1' };
 
 const plainUsage: NeutralUsage = { input: 120, output: 30, cacheRead: 0, cacheWrite: 0 };
 
-export function answerFor(scenario: ScenarioName, surface: FamilyId, family: FamilyId): Answer {
+export function answerFor(scenario: ScenarioName, surface: SpecFamily, family: SpecFamily): Answer {
   switch (scenario) {
     case 'single-call':
       return {
@@ -190,8 +190,8 @@ const pastCalls: NeutralCall[] = [
 
 export function clientRequest(
   scenario: ScenarioName,
-  surface: FamilyId,
-  family: FamilyId,
+  surface: SpecFamily,
+  family: SpecFamily,
   stream: boolean,
   key: string,
 ): ClientRequest {

@@ -7,11 +7,11 @@
  * then cut into network chunks at fixed offsets that land inside JSON, so every answer also
  * checks that the gateway reassembles bytes split anywhere.
  */
-import type { FamilyId } from '../../src/ir/index.ts';
 import type { ScriptedAnswer } from '../helpers/recording-upstream.ts';
 import type { Answer, Json, JsonObject } from './scenarios.ts';
+import type { SpecFamily } from '../helpers/spec-families.ts';
 
-export function upstreamAnswer(family: FamilyId, answer: Answer, stream: boolean): ScriptedAnswer {
+export function upstreamAnswer(family: SpecFamily, answer: Answer, stream: boolean): ScriptedAnswer {
   if (!stream) return { status: 200, body: JSON.stringify(json[family](answer)) };
   return { status: 200, body: cut(sse[family](answer)) };
 }
@@ -314,9 +314,13 @@ function gammaSse(answer: Answer): string {
   return out + chunk(calls.length > 0 ? calls : [{ text: '' }], answer.usage.output, 'STOP');
 }
 
-const json: Record<FamilyId, (answer: Answer) => JsonObject> = {
+const json: Record<SpecFamily, (answer: Answer) => JsonObject> = {
   alpha: alphaJson,
   beta: betaJson,
   gamma: gammaJson,
 };
-const sse: Record<FamilyId, (answer: Answer) => string> = { alpha: alphaSse, beta: betaSse, gamma: gammaSse };
+const sse: Record<SpecFamily, (answer: Answer) => string> = {
+  alpha: alphaSse,
+  beta: betaSse,
+  gamma: gammaSse,
+};

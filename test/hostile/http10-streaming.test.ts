@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { familyIds } from '../../src/ir/index.ts';
 import { rawRequest, startHostileSetup, type HostileSetup } from './kit.ts';
 import { checkClientStream, rawText, streamRequest } from './streams.ts';
+import { specFamilies } from '../helpers/spec-families.ts';
 
 let setup: HostileSetup;
 before(async () => {
@@ -19,10 +19,10 @@ after(async () => {
 
 const modelOf = { alpha: 'A-2', beta: 'B-1', gamma: 'C-1' } as const;
 
-for (const surface of [...familyIds, 'responses'] as const) {
+for (const surface of [...specFamilies, 'responses'] as const) {
   test(`HTTP/1.0 streaming on the ${surface} surface, from each family: whole, close-delimited, no trailers`, async () => {
     const host = new URL(setup.gateway.url).host;
-    for (const family of familyIds) {
+    for (const family of specFamilies) {
       const before = setup.upstream.requests.length;
       const request = streamRequest(surface, modelOf[family], setup.gateway.key);
       const answer = await rawRequest(setup.gateway.url, rawText(request, host, '1.0'), 10_000);

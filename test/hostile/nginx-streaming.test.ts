@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { familyIds } from '../../src/ir/index.ts';
 import { startHostileSetup, type HostileSetup } from './kit.ts';
 import { findNginx, startNginx, type RunningNginx } from './nginx.ts';
 import { checkClientStream, streamRequest } from './streams.ts';
+import { specFamilies } from '../helpers/spec-families.ts';
 
 const binary = findNginx();
 const inCi = process.env.CI === 'true';
@@ -39,9 +39,9 @@ describe('streaming behind a default nginx', { skip }, () => {
     await setup.close();
   });
 
-  for (const surface of [...familyIds, 'responses'] as const) {
+  for (const surface of [...specFamilies, 'responses'] as const) {
     test(`the ${surface} surface streams from every family through nginx`, async () => {
-      for (const family of familyIds) {
+      for (const family of specFamilies) {
         const before = setup.upstream.requests.length;
         const request = streamRequest(surface, modelOf[family], setup.gateway.key);
         const response = await fetch(nginx.url + request.path, {
@@ -64,10 +64,10 @@ describe('streaming behind a default nginx', { skip }, () => {
   test('twelve streams at once through nginx, every one whole', async () => {
     const results = await Promise.all(
       Array.from({ length: 12 }, async (_, index) => {
-        const surface = familyIds[index % 3] ?? 'alpha';
+        const surface = specFamilies[index % 3] ?? 'alpha';
         const request = streamRequest(
           surface,
-          modelOf[familyIds[(index + 1) % 3] ?? 'alpha'],
+          modelOf[specFamilies[(index + 1) % 3] ?? 'alpha'],
           setup.gateway.key,
           `Hi ${index}`,
         );

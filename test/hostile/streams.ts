@@ -96,7 +96,7 @@ export interface StreamVerdict {
 /** Decodes `sse` as a client of `surface` would and lists what is wrong with it. */
 export function checkClientStream(surface: SurfaceId, sse: string): StreamVerdict {
   let counter = 0;
-  const codec = surfaces.find((candidate) => candidate.id === surface);
+  const codec = surfaces().find((candidate) => candidate.id === surface);
   if (codec === undefined) throw new Error(`no surface ${surface}`);
   const decoder = codec.createStreamDecoder({
     generateId: (prefix) => `${prefix}${++counter}`,

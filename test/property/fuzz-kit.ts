@@ -6,8 +6,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import type { FamilyId } from '../../src/ir/index.ts';
 import { createSimulator } from '../../src/simulator/simulator.ts';
+import type { SpecFamily } from '../helpers/spec-families.ts';
 
 export const fuzzSeed = Number(process.env.FUZZ_SEED ?? 20261121);
 export const fuzzRuns = (runs: number): number => Number(process.env.FUZZ_RUNS ?? runs);
@@ -16,7 +16,7 @@ export const fuzzParameters = (runs: number): fc.Parameters<unknown> => ({
   numRuns: fuzzRuns(runs),
 });
 
-export type SurfaceId = FamilyId;
+export type SurfaceId = SpecFamily;
 
 /** A realistic request per surface (tools, images, several roles) that mutations start from. */
 export const templates: Record<SurfaceId, Record<string, unknown>> = {
@@ -260,9 +260,9 @@ export function anyBody(surface: SurfaceId): fc.Arbitrary<unknown> {
 }
 
 /** The SSE text the simulator sends for a streamed request of `family` (tools offered, so calls too). */
-export async function simulatedStream(family: FamilyId, withTools: boolean): Promise<string> {
+export async function simulatedStream(family: SpecFamily, withTools: boolean): Promise<string> {
   const simulator = createSimulator();
-  const bodies: Record<FamilyId, { path: string; body: Record<string, unknown> }> = {
+  const bodies: Record<SpecFamily, { path: string; body: Record<string, unknown> }> = {
     alpha: {
       path: '/v1/chat/completions',
       body: {
@@ -319,7 +319,7 @@ export interface RequestCase {
 }
 
 export interface StreamCase {
-  family: FamilyId;
+  family: SpecFamily;
   /** The upstream body, as chunks in the order they arrive. */
   chunks: string[];
 }

@@ -8,11 +8,11 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { FamilyCodec, SurfaceRoute } from '../../src/families/codec.ts';
-import { codecList, codecs } from '../../src/families/registry.ts';
 import { ModelResolver } from '../../src/gateway/resolve-model.ts';
 import { validateAgainstCatalog } from '../../src/gateway/validate-request.ts';
 import { GatewayError, isJsonObject, type ChatRequest } from '../../src/ir/index.ts';
 import { anyBody, fuzzParameters, requestCorpus, type SurfaceId } from './fuzz-kit.ts';
+import { codecs, specCodecs } from '../helpers/spec-families.ts';
 
 const resolver = new ModelResolver(loadConfig({}));
 
@@ -64,7 +64,7 @@ function check(surfaceId: SurfaceId, body: unknown, model = 'C-1', stream = fals
         assertClientError(error, `${surfaceId} catalog check`);
       }
     }
-    for (const target of codecList) {
+    for (const target of specCodecs) {
       const label = `${surfaceId} → ${target.id}`;
       const upstreamTarget = { baseUrl: 'http://upstream.test', apiKey: 'k', model: 'up-model' };
       const encode = (): { body: string } =>

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { ResponseContext } from '../../src/families/codec.ts';
-import { codecs } from '../../src/families/registry.ts';
 import { decodeContext } from '../../src/gateway/decode-context.ts';
 import type { ResponseSink } from '../../src/gateway/response-sink.ts';
 import {
@@ -16,11 +15,11 @@ import {
   streamTranslated,
   type StreamOutcome,
 } from '../../src/gateway/stream-pipeline.ts';
-import { familyIds, type FamilyId } from '../../src/ir/index.ts';
 import { CallTimers } from '../../src/upstream/timers.ts';
 import type { UpstreamResponse } from '../../src/upstream/transport.ts';
 import { fuzzParameters, mutated, simulatedStream, streamCorpus } from './fuzz-kit.ts';
 import { createUpstreamErrorScrubber } from '../../src/upstream/upstream-error-text.ts';
+import { codecs, specFamilies, type SpecFamily } from '../helpers/spec-families.ts';
 
 interface Piece {
   event: string | undefined;
@@ -48,9 +47,9 @@ function textOf(pieces: readonly Piece[]): string {
     .join('');
 }
 
-const seeds: Partial<Record<FamilyId, Piece[][]>> = {};
+const seeds: Partial<Record<SpecFamily, Piece[][]>> = {};
 before(async () => {
-  for (const family of familyIds) {
+  for (const family of specFamilies) {
     seeds[family] = [
       piecesOf(await simulatedStream(family, false)),
       piecesOf(await simulatedStream(family, true)),
@@ -87,7 +86,7 @@ const changePiece = (piece: Piece): fc.Arbitrary<Piece> => {
 };
 
 /** An upstream body: a valid stream, changed here and there, cut short or not, split into chunks. */
-function upstreamBody(family: FamilyId): fc.Arbitrary<string[]> {
+function upstreamBody(family: SpecFamily): fc.Arbitrary<string[]> {
   return fc
     .record({
       seed: fc.nat(),
@@ -171,7 +170,7 @@ interface Message {
  * the end, every data line is JSON; and an outcome with an error ended with the error event.
  */
 function assertWellEnded(
-  surface: FamilyId,
+  surface: SpecFamily,
   text: string,
   outcome: StreamOutcome,
   passThrough: boolean,
@@ -219,8 +218,8 @@ function assertWellEnded(
 }
 
 async function run(
-  family: FamilyId,
-  surface: FamilyId,
+  family: SpecFamily,
+  surface: SpecFamily,
   chunks: readonly string[],
   passThrough: boolean,
 ): Promise<void> {
@@ -254,9 +253,9 @@ async function run(
   }
 }
 
-for (const family of familyIds) {
+for (const family of specFamilies) {
   describe(`${family} stream decoder`, () => {
-    for (const surface of familyIds) {
+    for (const surface of specFamilies) {
       const modes = surface === family ? [false, true] : [false];
       for (const passThrough of modes) {
         test(`any upstream body → a well-ended ${surface} stream${passThrough ? ' (pass-through)' : ''}`, async () => {
@@ -272,7 +271,7 @@ for (const family of familyIds) {
         fc.asyncProperty(
           fc.array(fc.string({ unit: 'binary', maxLength: 60 }), { maxLength: 5 }),
           async (chunks) => {
-            for (const surface of familyIds) await run(family, surface, chunks, false);
+            for (const surface of specFamilies) await run(family, surface, chunks, false);
           },
         ),
         fuzzParameters(100),
@@ -284,7 +283,7 @@ for (const family of familyIds) {
 describe('stream seed corpus (replayed every run)', () => {
   for (const { name, value } of streamCorpus()) {
     test(name, async () => {
-      for (const surface of familyIds) {
+      for (const surface of specFamilies) {
         await run(value.family, surface, value.chunks, false);
         if (surface === value.family) await run(value.family, surface, value.chunks, true);
       }

@@ -12,15 +12,14 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { DecodeContext } from '../../src/families/codec.ts';
-import { codecs } from '../../src/families/registry.ts';
 import { streamPassThrough, streamTranslated } from '../../src/gateway/stream-pipeline.ts';
 import type { ResponseSink } from '../../src/gateway/response-sink.ts';
-import { familyIds, type FamilyId } from '../../src/ir/index.ts';
 import { CallTimers } from '../../src/upstream/timers.ts';
 import type { UpstreamResponse } from '../../src/upstream/transport.ts';
 import { clientSaw, parseEvents } from '../golden/kit.ts';
 import type { Json, JsonObject } from '../golden/scenarios.ts';
 import { createUpstreamErrorScrubber } from '../../src/upstream/upstream-error-text.ts';
+import { codecs, specFamilies, type SpecFamily } from '../helpers/spec-families.ts';
 
 interface Call {
   name: string;
@@ -213,7 +212,7 @@ function gammaUpstream(answer: Shape): string {
   return out + chunk(calls.length > 0 ? calls : [{ text: '' }], 'STOP');
 }
 
-const upstream: Record<FamilyId, (answer: Shape) => string> = {
+const upstream: Record<SpecFamily, (answer: Shape) => string> = {
   alpha: alphaUpstream,
   beta: betaUpstream,
   gamma: gammaUpstream,
@@ -222,7 +221,7 @@ const upstream: Record<FamilyId, (answer: Shape) => string> = {
 const fixedContext: DecodeContext = { generateId: (prefix) => `${prefix}p`, now: () => 1_700_000_000_000 };
 
 /** The gateway's stream pipeline over `pieces` of upstream bytes; returns what the client got. */
-async function deliver(surface: FamilyId, family: FamilyId, pieces: Uint8Array[]): Promise<string> {
+async function deliver(surface: SpecFamily, family: SpecFamily, pieces: Uint8Array[]): Promise<string> {
   let output = '';
   const sink: ResponseSink = {
     headers: {},
@@ -283,8 +282,8 @@ function split(bytes: Uint8Array, fractions: readonly number[]): Uint8Array[] {
 const encoder = new TextEncoder();
 
 describe('random tool-call streams survive any byte split, in every surface × family pair', () => {
-  for (const family of familyIds) {
-    for (const surface of familyIds) {
+  for (const family of specFamilies) {
+    for (const surface of specFamilies) {
       test(`${family} upstream → ${surface} client`, async () => {
         await fc.assert(
           fc.asyncProperty(

@@ -7,12 +7,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FamilyCodec } from '../../src/families/codec.ts';
-import { codecs } from '../../src/families/registry.ts';
-import { familyIds, type FamilyId, type JsonObject } from '../../src/ir/index.ts';
+import { type JsonObject } from '../../src/ir/index.ts';
 import { foldStream } from '../../src/ir/fold-stream.ts';
 import { checkStreamEvents } from '../../src/ir/check-stream-events.ts';
 import type { StreamEvent } from '../../src/ir/index.ts';
 import { SseParser } from '../../src/sse/parse-sse.ts';
+import { codecs, specFamilies, type SpecFamily } from '../helpers/spec-families.ts';
 
 let counter = 0;
 const context = { generateId: (prefix: string) => `${prefix}${++counter}`, now: () => 1_700_000_000_000 };
@@ -20,7 +20,7 @@ const target = { baseUrl: 'http://upstream', apiKey: 'up-key', model: 'upstream-
 const responseContext = { model: 'client-model', includeUsage: true, legacyFunctions: false };
 
 /** One conversation, three spellings: system prompt, history, a tool call and its result, sampling. */
-const conversations: Record<FamilyId, { body: JsonObject; route: { model?: string; stream?: boolean } }> = {
+const conversations: Record<SpecFamily, { body: JsonObject; route: { model?: string; stream?: boolean } }> = {
   alpha: {
     route: {},
     body: {
@@ -125,17 +125,17 @@ const conversations: Record<FamilyId, { body: JsonObject; route: { model?: strin
 };
 
 function upstreamBody(surface: FamilyCodec, family: FamilyCodec, stream = false): unknown {
-  const conversation = conversations[surface.id];
+  const conversation = conversations[surface.id as SpecFamily];
   const body = surface.id === 'gamma' ? conversation.body : { ...conversation.body, stream };
   const request = surface.decodeRequest({ body, route: { ...conversation.route, stream } });
   return JSON.parse(family.encodeRequest(request, target).body);
 }
 
 describe('requests: every surface gives the same upstream body for a family', () => {
-  for (const familyId of familyIds) {
+  for (const familyId of specFamilies) {
     test(`to ${familyId}`, () => {
       const family = codecs[familyId];
-      const bodies = familyIds.map((surfaceId) => upstreamBody(codecs[surfaceId], family));
+      const bodies = specFamilies.map((surfaceId) => upstreamBody(codecs[surfaceId], family));
       assert.deepEqual(bodies[1], bodies[0], `beta surface vs alpha surface → ${familyId}`);
       assert.deepEqual(bodies[2], bodies[0], `gamma surface vs alpha surface → ${familyId}`);
     });
@@ -186,7 +186,7 @@ describe('requests: every surface gives the same upstream body for a family', ()
 });
 
 /** One answer, three spellings: text then a tool call, 10 prompt tokens of which 4 cached, 5 output. */
-const answers: Record<FamilyId, JsonObject> = {
+const answers: Record<SpecFamily, JsonObject> = {
   alpha: {
     id: 'chatcmpl-1',
     object: 'chat.completion',
@@ -262,10 +262,10 @@ function withoutIds(value: unknown): unknown {
 }
 
 describe('responses: equivalent upstream answers give the same client answer', () => {
-  for (const surfaceId of familyIds) {
+  for (const surfaceId of specFamilies) {
     test(`on the ${surfaceId} surface`, () => {
       const surface = codecs[surfaceId];
-      const encoded = familyIds.map((familyId) =>
+      const encoded = specFamilies.map((familyId) =>
         withoutIds(
           surface.encodeResponse(
             { ...codecs[familyId].decodeResponse(answers[familyId], context), model: 'client-model' },
@@ -305,7 +305,7 @@ describe('responses: equivalent upstream answers give the same client answer', (
 });
 
 /** The same answer as each family streams it. */
-const streams: Record<FamilyId, string> = {
+const streams: Record<SpecFamily, string> = {
   alpha: [
     '{"id":"c1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
     '{"id":"c1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"content":"Check"},"finish_reason":null}]}',
@@ -390,10 +390,10 @@ function decodeSse(codec: FamilyCodec, text: string): StreamEvent[] {
 }
 
 describe('streams: equivalent upstream streams give the same client stream content', () => {
-  for (const surfaceId of familyIds) {
+  for (const surfaceId of specFamilies) {
     test(`on the ${surfaceId} surface`, () => {
       const surface = codecs[surfaceId];
-      const folded = familyIds.map((familyId) => {
+      const folded = specFamilies.map((familyId) => {
         const upstreamEvents = decodeSse(codecs[familyId], streams[familyId]);
         assert.deepEqual(checkStreamEvents(upstreamEvents), [], `${familyId} decoder output`);
         const encoder = surface.createStreamEncoder(responseContext);

@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { codecs } from '../../src/families/registry.ts';
 import { responsesSurface } from '../../src/families/responses/index.ts';
-import { familyIds, type JsonObject, type StreamEvent } from '../../src/ir/index.ts';
+import { type JsonObject, type StreamEvent } from '../../src/ir/index.ts';
 import { SseParser } from '../../src/sse/parse-sse.ts';
+import { codecs, specFamilies } from '../helpers/spec-families.ts';
 
 const target = { baseUrl: 'http://upstream', apiKey: 'up-key', model: 'upstream-model' };
 const weather = {
@@ -57,7 +57,7 @@ const chatBody: JsonObject = {
 };
 
 describe('requests: the Responses surface gives each family the chat surface’s upstream body', () => {
-  for (const familyId of familyIds) {
+  for (const familyId of specFamilies) {
     for (const stream of [false, true]) {
       test(`to ${familyId}${stream ? ', streamed' : ''}`, () => {
         const family = codecs[familyId];
@@ -106,13 +106,13 @@ const structured = {
 } satisfies Record<string, JsonObject>;
 
 /** What each family's upstream body says about structured output and reasoning. */
-const familyKnobs: Record<(typeof familyIds)[number], (body: JsonObject) => unknown> = {
+const familyKnobs: Record<(typeof specFamilies)[number], (body: JsonObject) => unknown> = {
   alpha: (body) => [body.response_format, body.reasoning_effort],
   beta: (body) => [body.output_config, body.thinking],
   gamma: (body) => body.generationConfig,
 };
 
-const expectedKnobs: Record<(typeof familyIds)[number], unknown> = {
+const expectedKnobs: Record<(typeof specFamilies)[number], unknown> = {
   alpha: [
     { type: 'json_schema', json_schema: { name: 'place', schema: placeSchema, strict: true } },
     'medium',
@@ -132,7 +132,7 @@ const expectedKnobs: Record<(typeof familyIds)[number], unknown> = {
 };
 
 describe('text.format and reasoning.effort: each family’s own structured output and reasoning knob', () => {
-  for (const familyId of familyIds) {
+  for (const familyId of specFamilies) {
     for (const stream of [false, true]) {
       test(`to ${familyId}${stream ? ', streamed' : ''}: the same body as chat’s response_format and reasoning_effort`, () => {
         const family = codecs[familyId];
@@ -162,11 +162,11 @@ describe('text.format and reasoning.effort: each family’s own structured outpu
       },
       route: {},
     });
-    const bodies = familyIds.map(
+    const bodies = specFamilies.map(
       (id) => JSON.parse(codecs[id].encodeRequest(request, target).body) as JsonObject,
     );
     assert.deepEqual(
-      bodies.map((body, index) => familyKnobs[familyIds[index] ?? 'alpha'](body)),
+      bodies.map((body, index) => familyKnobs[specFamilies[index] ?? 'alpha'](body)),
       [
         [{ type: 'json_object' }, undefined],
         [{ format: { type: 'json_schema', schema: { type: 'object' } } }, undefined],
@@ -203,7 +203,7 @@ describe('text.format and reasoning.effort: each family’s own structured outpu
 });
 
 /** One answer, three spellings: text then a tool call, 10 prompt tokens (4 cached), 5 output. */
-const answers: Record<(typeof familyIds)[number], JsonObject> = {
+const answers: Record<(typeof specFamilies)[number], JsonObject> = {
   alpha: {
     id: 'chatcmpl-1',
     object: 'chat.completion',
@@ -307,7 +307,7 @@ describe('answers: each family’s answer gives the same Responses output', () =
       total_tokens: 15,
     },
   };
-  for (const familyId of familyIds) {
+  for (const familyId of specFamilies) {
     test(`from ${familyId}, non-streamed and streamed`, () => {
       const family = codecs[familyId];
       const whole = responsesSurface.encodeResponse(
@@ -341,7 +341,7 @@ describe('answers: each family’s answer gives the same Responses output', () =
 
 /** The family's own stream of an answer, written by its surface encoder (the simulator does the same). */
 function streamOf(
-  familyId: (typeof familyIds)[number],
+  familyId: (typeof specFamilies)[number],
   answer: ReturnType<(typeof codecs)['alpha']['decodeResponse']>,
 ): string {
   const encoder = codecs[familyId].createStreamEncoder({

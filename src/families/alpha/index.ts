@@ -1,5 +1,6 @@
 /** Family A ("alpha", chat-completions style) codec. */
 import type { FamilyCodec } from '../codec.ts';
+import { descriptor } from './descriptor.ts';
 import { decodeErrorBody, encodeError } from './errors.ts';
 import { decodeRequest } from './decode-request.ts';
 import { decodeResponse } from './decode-response.ts';
@@ -15,6 +16,7 @@ import { checkHeaders, credentialHeaders, matchRoute, readClientKey, resemblesPa
 export const alphaCodec: FamilyCodec = {
   id: 'alpha',
   family: 'alpha',
+  descriptor,
   capabilities: {
     multipleCandidates: true,
     requiresMaxOutputTokens: false,

@@ -24,7 +24,7 @@ export function encodeRequest(request: ChatRequest, target: UpstreamTarget): Ups
   if (maxTokens === undefined) {
     throw invalidRequest('max_tokens: beta models require an output cap (max_tokens)', 'max_tokens');
   }
-  checkCacheBreakpoints(countCacheMarkers(request) + (hasAutomaticCaching(request) ? 1 : 0));
+  checkCacheMarkers(request);
   const warnings: string[] = [];
   const system = encodeSystem(request.system);
   const messages = encodeMessages(request.messages);
@@ -93,10 +93,10 @@ export function checkCacheBreakpoints(count: number): void {
   );
 }
 
-/** A top-level `cache_control` (B's automatic caching) takes one breakpoint slot too. */
-function hasAutomaticCaching(request: ChatRequest): boolean {
+/** The request's markers within B's limit; a top-level `cache_control` (automatic caching) takes a slot too. */
+export function checkCacheMarkers(request: ChatRequest): void {
   const marker = request.extensions.beta?.cache_control;
-  return marker !== undefined && marker !== null;
+  checkCacheBreakpoints(countCacheMarkers(request) + (marker !== undefined && marker !== null ? 1 : 0));
 }
 
 /** B's tool-name rule (`^[a-zA-Z0-9_-]{1,64}$`), checked here so a bad name is a clear 400. */

@@ -1,5 +1,6 @@
 /** Family B ("beta", messages style): surface `POST /v1/messages` and upstream codec. */
 import type { FamilyCodec } from '../codec.ts';
+import { descriptor } from './descriptor.ts';
 import { decodeRequest } from './decode-request.ts';
 import { decodeResponse } from './decode-response.ts';
 import { createStreamDecoder } from './decode-stream.ts';
@@ -23,6 +24,7 @@ import {
 export const betaCodec: FamilyCodec = {
   id: 'beta',
   family: 'beta',
+  descriptor,
   capabilities: {
     multipleCandidates: false,
     requiresMaxOutputTokens: true,

@@ -1,5 +1,6 @@
 /** Family C ("gamma", generate-content style) codec. */
 import type { FamilyCodec } from '../codec.ts';
+import { descriptor } from './descriptor.ts';
 import { decodeRequest } from './decode-request.ts';
 import { decodeResponse } from './decode-response.ts';
 import { createStreamDecoder } from './decode-stream.ts';
@@ -16,6 +17,7 @@ import { checkHeaders, credentialHeaders, matchRoute, readClientKey, resemblesPa
 export const gammaCodec: FamilyCodec = {
   id: 'gamma',
   family: 'gamma',
+  descriptor,
   capabilities: {
     multipleCandidates: true,
     requiresMaxOutputTokens: false,

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GatewayError, type GatewayErrorKind } from '../../ir/index.ts';
-import { codecList } from '../registry.ts';
 import { readUpstreamError, retryAfterMs, upstreamErrorKind } from './upstream-errors.ts';
+import { specCodecs } from '../../../test/helpers/spec-families.ts';
 
 /** What every family's upstream status means; statuses not listed: other 4xx invalid_request, else upstream. */
 const expected: ReadonlyArray<[number, GatewayErrorKind]> = [
@@ -31,7 +31,7 @@ const expected: ReadonlyArray<[number, GatewayErrorKind]> = [
 
 /** The bodies an upstream of each family may send with any status: its own shape, a proxy's page, nothing. */
 function bodiesOf(codecIndex: number, status: number): string[] {
-  const codec = codecList[codecIndex];
+  const codec = specCodecs[codecIndex];
   assert.ok(codec);
   const own = codec.encodeError(new GatewayError(upstreamErrorKind(status), 'the field x is bad')).body;
   return [JSON.stringify(own), '<html>bad gateway</html>', ''];
@@ -43,7 +43,7 @@ test('the same upstream status means the same error from every family', () => {
   for (const [status, kind] of expected) {
     assert.equal(upstreamErrorKind(status), kind, String(status));
     for (let shape = 0; shape < 3; shape++) {
-      const seen = codecList.map((codec, index) => {
+      const seen = specCodecs.map((codec, index) => {
         const text = bodiesOf(index, status)[shape] ?? '';
         const { error, retryAfterMs: wait } = readUpstreamError(
           status,
@@ -69,7 +69,7 @@ test('the same upstream status means the same error from every family', () => {
 });
 
 test('messages: the request-describing kinds keep the upstream text; credentials, limits and failures never', () => {
-  for (const codec of codecList) {
+  for (const codec of specCodecs) {
     const body = (status: number): string =>
       JSON.stringify(
         codec.encodeError(new GatewayError(upstreamErrorKind(status), 'sk-upstream-key org-123 said no'))
