@@ -6,7 +6,8 @@ import type { RoutingClock } from './attempt-plan.ts';
 import { CircuitBreaker } from './breaker.ts';
 import { Deployment, ModelRoute } from './deployment.ts';
 import { createUpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
-import { codecs, type SpecFamily } from '../../test/helpers/spec-families.ts';
+import { familyCodec } from '../families/registry.ts';
+import type { FamilyId } from '../ir/index.ts';
 
 export class ManualClock implements RoutingClock {
   time = 1_000_000;
@@ -46,7 +47,7 @@ export function deployment(
   id: string,
   options: {
     weight?: number;
-    family?: SpecFamily;
+    family?: FamilyId;
     model?: string;
     threshold?: number;
     simulated?: boolean;
@@ -55,7 +56,7 @@ export function deployment(
   return new Deployment({
     id,
     model: options.model ?? 'B-1',
-    codec: codecs[options.family ?? 'beta'],
+    codec: familyCodec(options.family ?? 'beta'),
     transport: noTransport,
     target: { baseUrl: `http://${id}.test`, apiKey: 'k', model: id },
     weight: options.weight ?? 1,

@@ -4,11 +4,11 @@
  * family's own upstream decoders.
  */
 import type { DecodeContext, HeaderMap } from '../families/codec.ts';
-import type { ChatRequest, ChatResponse, StreamEvent } from '../ir/index.ts';
+import type { ChatRequest, ChatResponse, FamilyId, StreamEvent } from '../ir/index.ts';
 import { SseParser } from '../sse/parse-sse.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import { createSimulator, type Simulator, type SimulatorInput, type SimulatorOptions } from './simulator.ts';
-import { codecs, type SpecFamily } from '../../test/helpers/spec-families.ts';
+import { familyCodec } from '../families/registry.ts';
 
 export const fixedIds = {
   now: (): number => 1_700_000_000_000,
@@ -40,11 +40,11 @@ export function chatRequest(
 
 /** The exact call the gateway would make to a `family` upstream for `request`. */
 export function upstreamInput(
-  family: SpecFamily,
+  family: FamilyId,
   request: ChatRequest,
   extraHeaders: Record<string, string> = {},
 ): SimulatorInput {
-  const call = codecs[family].encodeRequest(request, {
+  const call = familyCodec(family).encodeRequest(request, {
     baseUrl: 'http://simulator',
     apiKey: 'test-key',
     model: request.model,
@@ -63,12 +63,12 @@ export async function collect(response: UpstreamResponse): Promise<string[]> {
 }
 
 /** SSE text → canonical events via the family's stream decoder (including its `end()`). */
-export function decodeStream(family: SpecFamily, chunks: readonly string[]): StreamEvent[] {
+export function decodeStream(family: FamilyId, chunks: readonly string[]): StreamEvent[] {
   const events: StreamEvent[] = [];
   const emit = (event: StreamEvent): void => {
     events.push(event);
   };
-  const decoder = codecs[family].createStreamDecoder(decodeContext);
+  const decoder = familyCodec(family).createStreamDecoder(decodeContext);
   const parser = new SseParser();
   for (const chunk of chunks) parser.push(chunk, (message) => decoder.push(message, emit));
   parser.end((message) => decoder.push(message, emit));
@@ -76,8 +76,8 @@ export function decodeStream(family: SpecFamily, chunks: readonly string[]): Str
   return events;
 }
 
-export function decodeJson(family: SpecFamily, text: string): ChatResponse {
-  return codecs[family].decodeResponse(JSON.parse(text), decodeContext);
+export function decodeJson(family: FamilyId, text: string): ChatResponse {
+  return familyCodec(family).decodeResponse(JSON.parse(text), decodeContext);
 }
 
 export function header(headers: HeaderMap, name: string): string | undefined {
