@@ -240,6 +240,25 @@ test('long runs of one kind: spaces, digits, punctuation, one letter, one ideogr
   assertSame(`${' '.repeat(500)}word${'\n'.repeat(40)}${'0'.repeat(99)}!`, 'runs mixed');
 });
 
+test('long single pre-tokens of random letters, the merge of more than 64 bytes (400 texts)', () => {
+  const next = random(64);
+  const scripts: [number, number][] = [
+    [0x61, 26], // a–z
+    [0x430, 32], // а–я
+    [0x4e00, 20_000], // Han
+    [0xac00, 11_172], // Hangul
+    [0x3041, 86], // Hiragana
+    [0x5d0, 27], // Hebrew
+  ];
+  for (let round = 0; round < 400; round++) {
+    const [from, span] = scripts[next(scripts.length)] as [number, number];
+    let text = next(2) === 0 ? ' ' : '';
+    const length = 20 + next(400);
+    for (let index = 0; index < length; index++) text += String.fromCharCode(from + next(span));
+    assertSame(text, `letters ${round}`);
+  }
+});
+
 test("real text: the project's prose, source, JSON and gpt-tokenizer's own o200k test plans", () => {
   const files = [
     'README.md',

@@ -10,8 +10,8 @@
  *   3. else the bytes are merged pairwise, the lowest-ranked adjacent pair first (the leftmost of
  *      equal ranks), until no adjacent pair is a token; recent merges are remembered by match.
  *      Pairs are looked up the library's way, byte order mark quirk included (`libraryRank`).
- * Pieces handed in are short (segments.ts cuts at 512 characters), so the plain quadratic merge on
- * typed arrays is what runs; it allocates nothing but the merge cache's entries.
+ * The merge runs on typed arrays (a scan per merge for short matches, a heap of candidate pairs
+ * above 64 bytes) and allocates nothing but the merge cache's entries.
  */
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { hashBytes, loadVocabulary, slotOf, type Vocabulary } from './o200k-vocabulary.ts';
@@ -162,8 +162,15 @@ function pairRank(at: number, count: number): number {
   return at + 2 < count ? libraryRank(starts[at] as number, starts[at + 2] as number) : noRank;
 }
 
+/**
+ * Above this many bytes the merge keeps its candidate pairs in a heap (n log n) rather than scanning
+ * them all for each merge (n²): a 512-character piece of random Han is 1,536 bytes.
+ */
+const heapMergeBytes = 64;
+
 /** Byte-pair merges `scratch[0 … length)`; the tokens are `parts[0 … returned)`. */
 function merge(length: number): number {
+  if (length > heapMergeBytes) return heapMerge(length);
   if (starts.length <= length) {
     starts = new Int32Array(length + 1);
     parts = new Int32Array(length + 1);
@@ -196,6 +203,115 @@ function merge(length: number): number {
     if (at > 0) pairRanks[at - 1] = pairRank(at - 1, count);
   }
   return count - 1;
+}
+
+// The heap merge's state, by byte position: a part starting at i ends at next[i] (prev[i] the
+// part before it), is token partRanks[i], and pairAt[i] is the rank of it and the next part
+// together. The heap holds (rank, start) candidates, lowest rank first and leftmost among equals,
+// the order the scan above picks; a candidate whose rank is no longer pairAt[start] is stale.
+let next = new Int32Array(0);
+let prev = new Int32Array(0);
+let partRanks = new Int32Array(0);
+let pairAt = new Int32Array(0);
+let heapRanks = new Int32Array(0);
+let heapStarts = new Int32Array(0);
+let heapSize = 0;
+
+function heapBefore(a: number, b: number): boolean {
+  const rankA = heapRanks[a] as number;
+  const rankB = heapRanks[b] as number;
+  return rankA < rankB || (rankA === rankB && (heapStarts[a] as number) < (heapStarts[b] as number));
+}
+
+function heapSwap(a: number, b: number): void {
+  const rank = heapRanks[a] as number;
+  const start = heapStarts[a] as number;
+  heapRanks[a] = heapRanks[b] as number;
+  heapStarts[a] = heapStarts[b] as number;
+  heapRanks[b] = rank;
+  heapStarts[b] = start;
+}
+
+function heapPush(rank: number, start: number): void {
+  if (rank === noRank) return;
+  let at = heapSize++;
+  heapRanks[at] = rank;
+  heapStarts[at] = start;
+  while (at > 0) {
+    const parent = (at - 1) >> 1;
+    if (!heapBefore(at, parent)) break;
+    heapSwap(at, parent);
+    at = parent;
+  }
+}
+
+/** Removes the first candidate into heapRanks/heapStarts[heapSize] (read it there). */
+function heapPop(): void {
+  heapSize--;
+  heapSwap(0, heapSize);
+  for (let at = 0; ;) {
+    const left = 2 * at + 1;
+    if (left >= heapSize) break;
+    const right = left + 1;
+    const first = right < heapSize && heapBefore(right, left) ? right : left;
+    if (!heapBefore(first, at)) break;
+    heapSwap(first, at);
+    at = first;
+  }
+}
+
+/** The rank of the part at `start` and the part after it together, or noRank at the end. */
+function pairFrom(start: number, length: number): number {
+  const middle = next[start] as number;
+  return middle < length ? libraryRank(start, next[middle] as number) : noRank;
+}
+
+/** `merge` for long inputs: the same merges in the same order, with a heap of candidate pairs. */
+function heapMerge(length: number): number {
+  if (next.length <= length) {
+    const size = length + 1;
+    [next, prev, partRanks, pairAt] = [
+      new Int32Array(size),
+      new Int32Array(size),
+      new Int32Array(size),
+      new Int32Array(size),
+    ];
+    // Each merge pushes at most two candidates: the first n, then two per merge (≤ n merges).
+    [heapRanks, heapStarts] = [new Int32Array(3 * size), new Int32Array(3 * size)];
+  }
+  heapSize = 0;
+  for (let index = 0; index < length; index++) {
+    next[index] = index + 1;
+    prev[index] = index - 1;
+    partRanks[index] = byteRanks[scratch[index] as number] as number;
+  }
+  for (let index = 0; index < length; index++) {
+    pairAt[index] = pairFrom(index, length);
+    heapPush(pairAt[index] as number, index);
+  }
+  while (heapSize > 0) {
+    heapPop();
+    const rank = heapRanks[heapSize] as number;
+    const start = heapStarts[heapSize] as number;
+    if (pairAt[start] !== rank) continue;
+    const gone = next[start] as number;
+    const after = next[gone] as number;
+    partRanks[start] = rank;
+    next[start] = after;
+    if (after < length) prev[after] = start;
+    pairAt[gone] = noRank;
+    pairAt[start] = pairFrom(start, length);
+    heapPush(pairAt[start], start);
+    const before = prev[start] as number;
+    if (before >= 0) {
+      pairAt[before] = pairFrom(before, length);
+      heapPush(pairAt[before], before);
+    }
+  }
+  let count = 0;
+  for (let start = 0; start < length; start = next[start] as number)
+    parts[count++] = partRanks[start] as number;
+  return count;
 }
 
 /**
