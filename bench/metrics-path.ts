@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import prometheus from 'prom-client';
-import type { AttemptRecord } from '../src/gateway/chat-call.ts';
+import type { AttemptRecord } from '../src/gateway/delivery.ts';
 import { GatewayMetrics, type EndedRequest } from '../src/metrics/gateway-metrics.ts';
 import type { LedgerRow } from '../src/usage/ledger.ts';
 import { RequestTimeline } from '../src/usage/request-timeline.ts';
@@ -39,6 +39,7 @@ function record(model: string, error?: AttemptRecord['error']): AttemptRecord {
     startedAt: Date.now(),
     headersMs: 3,
     firstByteMs: 4,
+    latencyMs: 4,
     billed: error === undefined,
     answered: error === undefined,
     error,

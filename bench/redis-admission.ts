@@ -8,7 +8,7 @@ import { MemoryRateLimitStore } from '../src/limits/rate-limit-store.ts';
 import { RateLimiter } from '../src/limits/rate-limiter.ts';
 import { RedisConnection } from '../src/limits/redis/redis-connection.ts';
 import { RedisRateLimitStore } from '../src/limits/redis/redis-rate-limit-store.ts';
-import { startRedis } from '../test/helpers/real-servers.ts';
+import { startRedis } from '../test/kit/real-servers.ts';
 
 const limits = {
   alpha: { requestsPerMinute: 1_000_000_000, tokensPerMinute: 1_000_000_000_000 },

@@ -16,7 +16,7 @@ import { AdminError, adminErrorBody, routeAdmin, type AdminDependencies } from '
 import type { Database } from '../store/database.ts';
 import { GatewayError } from '../ir/index.ts';
 import type { Logger } from '../log/logger.ts';
-import { isJsonContentType, parseJsonBody, readBody } from '../server/read-body.ts';
+import { isJsonContentType, parseJsonBody, readBody } from '../http/read-body.ts';
 import { serveAsset } from './assets.ts';
 import { appPage, loginPage } from './pages.ts';
 import {

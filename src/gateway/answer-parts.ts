@@ -1,30 +1,34 @@
-/** What answers carry: the `warning`, served-by and cost headers; a whole JSON answer, a stream's end. */
+/** What answers carry: the `warning`, served-by and cost headers; a whole JSON answer, a stream's start and end. */
 import type { ModelEntry } from '../config/catalog.ts';
 import type { JsonObject, Usage } from '../ir/index.ts';
-import { costUsd, formatUsd } from '../usage/cost.ts';
+import { costUsd, formatUsd } from '../config/cost.ts';
 import type { ChatCall } from './chat-call.ts';
 import { headerSafe } from './header-value.ts';
-import type { Delivery } from './deliver.ts';
 import type { ResponseHeaders } from './response-sink.ts';
-import type { StreamOutcome } from './stream-pipeline.ts';
+import type { AttemptRecord, Delivery, StreamOutcome } from './delivery.ts';
 
 export const costHeader = 'x-modelgate-cost-usd';
 export const servedByHeader = 'x-modelgate-served-by';
+const costTrailer: readonly string[] = [costHeader];
 
 /** Warnings name client fields: bounded so that a body of 10,000 odd fields cannot grow the head past what clients read. */
 const maxWarnings = 16;
 const maxWarningChars = 240;
 
-export function warningHeaders(
+/** The headers of an answer served by `entry`: which model served it, and the `warning`s. */
+export function answerHeaders(
+  entry: ModelEntry,
   notes: readonly string[] | undefined,
   warnings: readonly string[],
 ): ResponseHeaders {
+  const headers: ResponseHeaders = { [servedByHeader]: entry.name };
   const all = notes === undefined ? warnings : [...notes, ...warnings];
-  if (all.length === 0) return {};
+  if (all.length === 0) return headers;
   const shown = all.length <= maxWarnings ? all : all.slice(0, maxWarnings - 1);
   const values = shown.map(warningValue);
   if (shown.length < all.length) values.push(warningValue(`${all.length - shown.length} more warnings`));
-  return { warning: values };
+  headers.warning = values;
+  return headers;
 }
 
 /** RFC 7234 warn-code 299 ("miscellaneous persistent warning"); quotes escaped, the text header-safe. */
@@ -33,44 +37,51 @@ function warningValue(text: string): string {
   return `299 modelgate "${headerSafe(bounded).replace(/["\\]/g, '\\$&')}"`;
 }
 
+/** Starts the client's stream with `headers` (`answerHeaders`); the cost follows as a trailer. */
+export function startStream(call: ChatCall, headers: ResponseHeaders): void {
+  call.sink.startStream(headers, costTrailer);
+}
+
 export function endStream(
   call: ChatCall,
   entry: ModelEntry,
   outcome: StreamOutcome,
-  attempts: number,
+  records: readonly AttemptRecord[],
 ): Delivery {
   const cost = outcome.usage === undefined ? undefined : costUsd(outcome.usage, entry.pricing);
   call.sink.end(cost === undefined ? undefined : { [costHeader]: formatUsd(cost) });
   return {
+    delivered: true,
     stream: true,
     usage: outcome.usage,
     costUsd: cost,
     completed: outcome.completed,
     error: outcome.error,
     servedBy: entry.name,
-    attempts,
+    records,
   };
 }
 
-/** Sends a whole JSON answer with its served-by and cost headers. */
+/** Sends a whole JSON answer with its headers (`answerHeaders`) and its cost. */
 export function sendJsonAnswer(
   call: ChatCall,
   entry: ModelEntry,
   body: JsonObject,
   usage: Usage,
   headers: ResponseHeaders,
-  attempts: number,
+  records: readonly AttemptRecord[],
 ): Delivery {
   const cost = costUsd(usage, entry.pricing);
-  call.sink.headers[servedByHeader] = entry.name;
-  call.sink.sendJson(200, JSON.stringify(body), { ...headers, [costHeader]: formatUsd(cost) });
+  headers[costHeader] = formatUsd(cost);
+  call.sink.sendJson(200, JSON.stringify(body), headers);
   return {
+    delivered: true,
     stream: false,
     usage,
     costUsd: cost,
     completed: true,
     error: undefined,
     servedBy: entry.name,
-    attempts,
+    records,
   };
 }

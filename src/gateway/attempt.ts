@@ -27,7 +27,7 @@ export interface Attempt {
 
 /** The client's request decoded strictly (for translation), when the first decode was lenient. */
 export interface StrictDecode {
-  request: ChatRequest | GatewayError | undefined;
+  strictRequest: ChatRequest | GatewayError | undefined;
 }
 
 /**
@@ -52,9 +52,9 @@ export async function attemptFor(
     let base = prepared.request;
     if (prepared.passThrough) {
       // Decoded leniently for pass-through (content the IR cannot carry skipped): translation needs it all.
-      strict.request ??= decodeStrictly(call);
-      if (strict.request instanceof GatewayError) throw strict.request;
-      base = strict.request;
+      strict.strictRequest ??= decodeStrictly(call);
+      if (strict.strictRequest instanceof GatewayError) throw strict.strictRequest;
+      base = strict.strictRequest;
     }
     const request: ChatRequest = { ...base, sampling: { ...base.sampling } };
     let notes = prepared.notes;

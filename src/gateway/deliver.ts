@@ -2,179 +2,132 @@
  * Delivery: call the upstream for a prepared request and answer the client in the surface's
  * shape — JSON or a piped stream, translated or passed through, one call or an `n` fan-out.
  *
- * Attempts follow the model's `AttemptPlan` (deployments, retries, fallbacks). An attempt may be
- * followed by another only while nothing reached the client and the upstream sent no body byte.
- * Throws a `GatewayError` when nothing was sent to the client; once an answer has started,
- * failures end it in-band and are reported in the returned `Delivery`.
+ * Attempts follow the model's `AttemptPlan` (deployments, retries, fallbacks); each runs as an
+ * `AttemptRun` (attempt-run.ts: send, fail, answered). An attempt may be followed by another only
+ * while nothing reached the client and the upstream sent no body byte. When nothing was sent to
+ * the client the result is `Undelivered` (the error it gets instead); once an answer has started,
+ * failures end it in-band and are reported in the `Delivery`. Either way with every call's record.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { hasPassThrough } from '../families/codec.ts';
-import { GatewayError, isJsonObject, type Usage } from '../ir/index.ts';
-import { AttemptPlan, type Step } from '../routing/attempt-plan.ts';
+import { GatewayError, isJsonObject } from '../ir/index.ts';
+import { AttemptPlan } from '../routing/attempt-plan.ts';
 import type { ModelRoute } from '../routing/deployment.ts';
-import { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
-import { costHeader, endStream, sendJsonAnswer, servedByHeader, warningHeaders } from './answer-parts.ts';
-import { attemptFor, type Attempt, type StrictDecode } from './attempt.ts';
-import type { AttemptRecord, ChatCall } from './chat-call.ts';
+import { answerHeaders, endStream, sendJsonAnswer, startStream } from './answer-parts.ts';
+import { attemptFor } from './attempt.ts';
+import { AttemptRun, clientGone, isRehearsal, type Delivering } from './attempt-run.ts';
+import type { ChatCall } from './chat-call.ts';
 import { decodeContext, parseUpstreamJson, readBodyText } from './decode-context.ts';
-import { fanOutAttempt } from './fan-out.ts';
+import type { Delivery, DeliveryResult } from './delivery.ts';
+import { fanOut } from './fan-out.ts';
 import type { PreparedRequest } from './prepare-request.ts';
-import type { ResponseHeaders } from './response-sink.ts';
 import { streamPassThrough, streamTranslated, type StreamControl } from './stream-pipeline.ts';
-import { bodyFailure, clientGone, failed, isRehearsal, newRecord, sendAttempt } from './upstream-attempt.ts';
 
-export interface Delivery {
-  stream: boolean;
-  /** What the upstream reported (for a stream: up to where it stopped). */
-  usage: Usage | undefined;
-  costUsd: number | undefined;
-  /** The client got the whole answer. */
-  completed: boolean;
-  /** Why an answer that had started did not complete. */
-  error: GatewayError | undefined;
-  /** Catalog name of the model that answered (a fallback's when the model's deployments failed). */
-  servedBy: string;
-  /** Upstream calls made for this request (retries and fallbacks included; a fan-out counts once). */
-  attempts: number;
-}
-
+/** `afterDispatch`: admission's work for once the first upstream request is on its way. */
 export async function deliver(
   call: ChatCall,
   prepared: PreparedRequest,
   route: ModelRoute,
-): Promise<Delivery> {
+  afterDispatch: (() => Promise<void>) | undefined,
+): Promise<DeliveryResult> {
   const plan = new AttemptPlan(route, route.retry, route.clock, isRehearsal(call.headers));
-  const strict: StrictDecode = { request: undefined };
+  const delivering: Delivering = {
+    call,
+    prepared,
+    plan,
+    afterDispatch,
+    strictRequest: undefined,
+    records: [],
+  };
+  try {
+    return await attempts(delivering);
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    return { delivered: false, error, records: delivering.records };
+  }
+}
+
+/** The plan's attempts, one after another, until one answers; throws the client's error when none can. */
+async function attempts(delivering: Delivering): Promise<Delivery> {
+  const { call, prepared, plan } = delivering;
   for (;;) {
     const step = plan.next();
     if (step === undefined) throw plan.finalError();
     if (step.waitMs > 0 && !(await pause(step.waitMs, call.signal))) throw clientGone();
-    const attempt = await attemptFor(call, prepared, step, strict);
+    const attempt = await attemptFor(call, prepared, step, delivering);
     if (attempt instanceof GatewayError) {
       plan.skipModel(attempt);
       continue;
     }
-    const delivery = await runAttempt(call, prepared, plan, attempt);
-    if (delivery !== undefined) return delivery;
-  }
-}
-
-/** One attempt; undefined when it failed in a way that allows another. */
-async function runAttempt(
-  call: ChatCall,
-  prepared: PreparedRequest,
-  plan: AttemptPlan,
-  attempt: Attempt,
-): Promise<Delivery | undefined> {
-  const { step, request, upstreamRequest } = attempt;
-  plan.begin(step);
-  const timers = new CallTimers(step.deployment.timeouts, call.signal);
-  try {
-    if (attempt.calls > 1) return await fanOutAttempt(call, prepared, plan, attempt, timers);
-    const record = newRecord(attempt);
-    const sent = await sendAttempt(call, attempt, upstreamRequest, timers, record);
-    if (!sent.ok) {
-      failed(call, plan, step, sent.failure, [record]);
-      return undefined;
+    const run = new AttemptRun(delivering, attempt);
+    try {
+      const delivery = await (attempt.calls > 1 ? fanOut(run) : answer(run));
+      if (delivery !== undefined) return delivery;
+    } finally {
+      run.close();
     }
-    const headers = warningHeaders(attempt.notes, upstreamRequest.warnings);
-    const answering = { call, prepared, plan, attempt, response: sent.response, timers, record, headers };
-    return await (request.stream ? answerStream(answering) : answerJson(answering));
-  } finally {
-    timers.stop();
-    // An unexpected throw (a bug) must not leave the deployment counting a call in flight.
-    plan.abandon(step);
   }
 }
 
-/** An attempt whose upstream answered 2xx, about to answer the client. */
-interface Answering {
-  call: ChatCall;
-  prepared: PreparedRequest;
-  plan: AttemptPlan;
-  attempt: Attempt;
-  response: UpstreamResponse;
-  timers: CallTimers;
-  record: AttemptRecord;
-  headers: ResponseHeaders;
+/** One upstream call answers the client; undefined when it failed in a way that allows another. */
+async function answer(run: AttemptRun): Promise<Delivery | undefined> {
+  const sent = await run.send(run.attempt.upstreamRequest, run.records[0]);
+  if (!sent.ok) {
+    run.fail(sent.failure);
+    return undefined;
+  }
+  return run.prepared.request.stream ? answerStream(run, sent.response) : answerJson(run, sent.response);
 }
 
-async function answerJson(answering: Answering): Promise<Delivery | undefined> {
-  const { call, prepared, plan, attempt, response, timers, record, headers } = answering;
-  const { step, codec, entry } = attempt;
+async function answerJson(run: AttemptRun, response: UpstreamResponse): Promise<Delivery | undefined> {
+  const { call, prepared, attempt } = run;
   let text: string;
   try {
-    text = await readBodyText(response, timers);
+    text = await readBodyText(response, run.timers);
   } catch (error) {
     response.cancel();
-    failed(call, plan, step, bodyFailure(error, timers, timers.waitingForFirstByte), [record]);
+    run.fail(run.failure(error));
     return undefined;
   }
   let upstreamBody: unknown;
   let decoded;
   try {
     upstreamBody = parseUpstreamJson(text);
-    decoded = codec.decodeResponse(upstreamBody, decodeContext);
+    decoded = attempt.codec.decodeResponse(upstreamBody, decodeContext);
   } catch (error) {
-    const unreadable =
-      error instanceof GatewayError
-        ? error
-        : new GatewayError('upstream', 'the upstream sent an answer the gateway cannot read', {
-            cause: error,
-          });
-    // The upstream answered (and billed): another call would bill again.
-    failed(
-      call,
-      plan,
-      step,
-      { error: unreadable, retryable: false, unhealthy: true, retryAfterMs: undefined },
-      [record],
-    );
+    // Read whole, so never retried: the upstream answered (and billed), another call would bill again.
+    run.fail(run.failure(unreadable(error)));
     return undefined;
   }
-  answered(call, plan, step, record, timers);
-  plan.finish(step, false);
+  run.answered();
+  run.finish(false);
   const context = prepared.context;
   const passThrough = attempt.passThrough ? call.surface.passThrough : undefined;
   const body =
     passThrough !== undefined && isJsonObject(upstreamBody)
       ? passThrough.rewriteResponse(upstreamBody, context)
       : call.surface.encodeResponse({ ...decoded, model: context.model }, context);
-  return sendJsonAnswer(call, entry, body, decoded.usage, headers, plan.attempts);
+  const headers = answerHeaders(attempt.entry, attempt.notes, attempt.upstreamRequest.warnings);
+  return sendJsonAnswer(call, attempt.entry, body, decoded.usage, headers, run.allRecords);
 }
 
-function answered(
-  call: ChatCall,
-  plan: AttemptPlan,
-  step: Step,
-  record: AttemptRecord,
-  timers: CallTimers,
-): void {
-  plan.answered(step);
-  record.answered = true;
-  record.firstByteMs = timers.firstByteMs;
-  call.onAttempt?.(record);
-}
-
-async function answerStream(answering: Answering): Promise<Delivery | undefined> {
-  const { call, prepared, plan, attempt, response, timers, record, headers } = answering;
-  const { step, codec, entry } = attempt;
-  const deployment = step.deployment;
+async function answerStream(run: AttemptRun, response: UpstreamResponse): Promise<Delivery | undefined> {
+  const { call, prepared, attempt } = run;
+  const deployment = attempt.step.deployment;
   const control: StreamControl = {
     sink: call.sink,
     signal: call.signal,
-    timers,
+    timers: run.timers,
     maxEventBytes: deployment.limits.maxEventBytes,
     begin: () => {
-      answered(call, plan, step, record, timers);
-      call.sink.headers[servedByHeader] = entry.name;
-      call.sink.startStream(headers, [costHeader]);
+      run.answered();
+      startStream(call, answerHeaders(attempt.entry, attempt.notes, attempt.upstreamRequest.warnings));
     },
   };
   const stream = {
     surface: call.surface,
-    decoder: codec.createStreamDecoder(decodeContext),
+    decoder: attempt.codec.createStreamDecoder(decodeContext),
     context: prepared.context,
     scrubber: deployment.scrubber,
   };
@@ -184,12 +137,20 @@ async function answerStream(answering: Answering): Promise<Delivery | undefined>
       ? await streamPassThrough({ ...stream, surface }, response, control)
       : await streamTranslated(stream, response, control);
   if (!outcome.started) {
-    const error = outcome.error ?? new GatewayError('upstream', 'the upstream stream ended without data');
-    failed(call, plan, step, bodyFailure(error, timers, timers.firstByteMs === undefined), [record]);
+    run.fail(
+      run.failure(outcome.error ?? new GatewayError('upstream', 'the upstream stream ended without data')),
+    );
     return undefined;
   }
-  plan.finish(step, outcome.error !== undefined && !call.signal.aborted);
-  return endStream(call, entry, outcome, plan.attempts);
+  run.finish(outcome.error !== undefined && !call.signal.aborted);
+  return endStream(call, attempt.entry, outcome, run.allRecords);
+}
+
+/** A 2xx body the gateway cannot read: the codec's own error, or a plain one. */
+function unreadable(error: unknown): GatewayError {
+  return error instanceof GatewayError
+    ? error
+    : new GatewayError('upstream', 'the upstream sent an answer the gateway cannot read', { cause: error });
 }
 
 /** Waits `ms`; false when the client left meanwhile. */

@@ -14,7 +14,7 @@ import {
 import { prepareRequest } from './prepare-request.ts';
 import type { ResponseSink } from './response-sink.ts';
 import { ModelResolver } from './resolve-model.ts';
-import { codecs } from '../../test/helpers/spec-families.ts';
+import { codecs } from '../../test/kit/spec-families.ts';
 
 const enabled = { ...defaultImageFetchConfig, enabled: true, maxBytes: 64, timeoutMs: 200 };
 const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);

@@ -3,9 +3,11 @@
  * (per-client policy) → deliver (upstream call, answer in the surface's shape) → settle.
  * Errors before the answer starts are thrown as `GatewayError`; the server encodes them.
  */
-import { newRequestContext, type AdmissionControl, type RequestContext } from './admission.ts';
+import { GatewayError } from '../ir/index.ts';
+import type { Admit } from './admission.ts';
 import type { ChatCall } from './chat-call.ts';
-import { deliver, type Delivery } from './deliver.ts';
+import { deliver } from './deliver.ts';
+import type { Delivery, DeliveryResult } from './delivery.ts';
 import type { ImageFetcher } from './fetch-images.ts';
 import { prepareRequest } from './prepare-request.ts';
 import type { ModelResolver } from './resolve-model.ts';
@@ -13,36 +15,41 @@ import type { UpstreamRouter } from './upstreams.ts';
 
 export type { ChatCall } from './chat-call.ts';
 
-export interface ChatDependencies {
+/** `Context`: the HTTP layer's record of the request, handed to admission as is. */
+export interface ChatDependencies<Context> {
   models: ModelResolver;
   upstreams: UpstreamRouter;
-  admission: AdmissionControl;
+  admission: Admit<Context>;
   /** Operator-enabled fetching of image URLs for families that need the bytes (config `images`). */
   images?: ImageFetcher;
   /** Config `limits.strictOutputTokens`: refuse an output cap above the model's maximum instead of lowering it. */
   strictOutputTokens?: boolean;
 }
 
-export async function handleChat(
+export async function handleChat<Context>(
   call: ChatCall,
-  dependencies: ChatDependencies,
-  context: RequestContext = newRequestContext(call.surface),
+  dependencies: ChatDependencies<Context>,
+  context: Context,
 ): Promise<Delivery> {
   const prepared = await prepareRequest(call, dependencies.models, {
     images: dependencies.images,
     strictOutputTokens: dependencies.strictOutputTokens,
   });
-  context.model = prepared.entry.name;
   const admission = await dependencies.admission.admit(call, prepared, context);
-  let delivery: Delivery | undefined;
-  let failure: unknown = undefined;
+  let result: DeliveryResult = crashed;
   try {
-    delivery = await deliver(call, prepared, dependencies.upstreams.route(prepared.entry));
-    return delivery;
-  } catch (error) {
-    failure = error;
-    throw error;
+    const route = dependencies.upstreams.route(prepared.entry);
+    result = await deliver(call, prepared, route, admission.afterDispatch);
   } finally {
-    admission.settle(delivery, failure);
+    // Once, whatever happened (a bug's throw settles as an internal error with no attempt known).
+    admission.settle(result);
   }
+  if (!result.delivered) throw result.error;
+  return result;
 }
+
+const crashed: DeliveryResult = {
+  delivered: false,
+  error: new GatewayError('internal', 'internal error'),
+  records: [],
+};

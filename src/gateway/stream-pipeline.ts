@@ -9,22 +9,14 @@
  * reported with `started: false` and the caller may try another attempt.
  */
 import type { PassThroughSurface, ResponseContext, StreamDecoder, SurfaceCodec } from '../families/codec.ts';
-import { GatewayError, type StreamEvent, type Usage } from '../ir/index.ts';
+import { GatewayError, type StreamEvent } from '../ir/index.ts';
 import { SseParser, type SseMessage } from '../sse/parse-sse.ts';
 import type { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import type { UpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
 import { toGatewayError } from '../upstream/upstream-errors.ts';
+import type { StreamOutcome } from './delivery.ts';
 import type { ResponseSink } from './response-sink.ts';
-
-/** What the gateway learns from a stream, whichever mode carried it. */
-export interface StreamOutcome {
-  usage: Usage | undefined;
-  completed: boolean;
-  error: GatewayError | undefined;
-  /** Something reached the client (its stream started). */
-  started: boolean;
-}
 
 /** How a pipeline opens the client's stream and keeps the upstream call's timers informed. */
 export interface StreamControl {
@@ -38,7 +30,7 @@ export interface StreamControl {
   begin(): void;
 }
 
-interface Pump {
+export interface Pump {
   response: UpstreamResponse;
   control: StreamControl;
   outcome: StreamOutcome;
@@ -47,8 +39,13 @@ interface Pump {
   take: () => string;
 }
 
-/** Reads the body to its end; throws what the transport throws. */
-async function pump({ response, control, outcome, onMessage, take }: Pump): Promise<void> {
+/**
+ * The one pump: reads an upstream SSE body to its end, feeding each message to `onMessage` and
+ * writing what `take` gives after each chunk (starting the client's stream with its first text),
+ * with backpressure. Throws what the transport throws. A fan-out runs one per upstream call, all
+ * sharing one `outcome` and one `take`.
+ */
+export async function pump({ response, control, outcome, onMessage, take }: Pump): Promise<void> {
   const parser = new SseParser(control.maxEventBytes);
   const { sink, timers } = control;
   for await (const chunk of response.body) {
@@ -68,7 +65,7 @@ async function pump({ response, control, outcome, onMessage, take }: Pump): Prom
 }
 
 /** The failure to report for a thrown transport error: a timer's own error when one fired. */
-function failureOf(error: unknown, timers: CallTimers): GatewayError {
+export function streamFailure(error: unknown, timers: CallTimers): GatewayError {
   return timers.fired ?? toGatewayError(error, timers.signal);
 }
 
@@ -119,10 +116,10 @@ export async function streamTranslated(
   } catch (error) {
     if (control.signal.aborted) return abandon(response, outcome);
     if (!outcome.started && buffer.length === 0)
-      return notStarted(response, outcome, failureOf(error, control.timers));
-    emit({ type: 'error', error: failureOf(error, control.timers) });
+      return notStarted(response, outcome, streamFailure(error, control.timers));
+    emit({ type: 'error', error: streamFailure(error, control.timers) });
   }
-  finish(control, outcome, take());
+  writeRest(control, outcome, take());
   return outcome;
 }
 
@@ -174,13 +171,13 @@ export async function streamPassThrough(
   } catch (error) {
     if (control.signal.aborted) return abandon(response, outcome);
     if (!outcome.started && buffer.length === 0)
-      return notStarted(response, outcome, failureOf(error, control.timers));
+      return notStarted(response, outcome, streamFailure(error, control.timers));
     if (outcome.error === undefined) {
-      observeEvent({ type: 'error', error: failureOf(error, control.timers) });
+      observeEvent({ type: 'error', error: streamFailure(error, control.timers) });
       encodeFailure();
     }
   }
-  finish(control, outcome, take());
+  writeRest(control, outcome, take());
   return outcome;
 }
 
@@ -216,7 +213,7 @@ function notStarted(response: UpstreamResponse, outcome: StreamOutcome, error: G
 }
 
 /** Writes what is left (starting the stream if nothing was written yet); the caller ends it. */
-function finish(control: StreamControl, outcome: StreamOutcome, rest: string): void {
+export function writeRest(control: StreamControl, outcome: StreamOutcome, rest: string): void {
   if (rest.length === 0) return;
   if (!outcome.started) {
     outcome.started = true;

@@ -14,7 +14,7 @@ import type {
 } from '../config/config.ts';
 import { familyCodec } from '../families/registry.ts';
 import type { FamilyId, JsonObject } from '../ir/index.ts';
-import { systemClock, type RoutingClock } from '../routing/attempt-plan.ts';
+import { systemClock, type RoutingClock } from '../routing/clock.ts';
 import { CircuitBreaker } from '../routing/breaker.ts';
 import { Deployment, ModelRoute } from '../routing/deployment.ts';
 import type { HttpTransportOptions } from '../upstream/http-transport.ts';

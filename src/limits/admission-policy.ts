@@ -7,15 +7,17 @@
  */
 import type { ModelEntry, ModelPricing } from '../config/catalog.ts';
 import type { SurfaceCodec } from '../families/codec.ts';
-import type { Admission, AdmissionControl, LimitsQuery, RequestContext } from '../gateway/admission.ts';
+import type { Admission } from '../gateway/admission.ts';
 import type { ChatCall } from '../gateway/chat-call.ts';
-import type { Delivery } from '../gateway/deliver.ts';
+import type { DeliveryResult } from '../gateway/delivery.ts';
 import type { PreparedRequest } from '../gateway/prepare-request.ts';
 import { GatewayError, type FamilyId } from '../ir/index.ts';
 import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
 import type { Logger } from '../log/logger.ts';
 import { accountDelivery, ledgerRows, refusalRow } from '../usage/ledger-rows.ts';
 import type { LedgerSink } from '../usage/ledger.ts';
+import type { RequestContext } from '../usage/request-context.ts';
+import type { AdmissionControl, LimitsQuery } from './admission-control.ts';
 import type { BudgetHold, BudgetStore, Reservation } from './budgets.ts';
 import { estimateRequest, type Estimate } from './estimate.ts';
 import type { Acquisition, RateLimiter, Refusal } from './rate-limiter.ts';
@@ -63,14 +65,13 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
     prepared: PreparedRequest,
     context: RequestContext,
     held: Held,
-    delivery: Delivery | undefined,
-    error: unknown,
+    result: DeliveryResult,
   ): void => {
     const { key, estimate, reservation } = held;
     const accounted = accountDelivery(
       call,
       context,
-      delivery,
+      result.delivered ? result : undefined,
       estimate?.promptTokens ?? 0,
       dependencies.pricingOf,
     );
@@ -80,13 +81,13 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
       quietly(limiter.reconcile(key, prepared.entry.family, estimate.tokens, used, clock()));
     if (reservation !== undefined) quietly(budgets.settle(reservation, accounted.costUsd));
     else budgets.record(key.id, accounted.costUsd);
-    for (const row of ledgerRows(call, prepared, context, delivery, error, accounted)) ledger.append(row);
+    for (const row of ledgerRows(call, prepared, context, result, accounted)) ledger.append(row);
   };
 
   /**
    * A key the config declares unlimited on this family: its windows are metered for the headers,
    * never enforced, so nothing about them has to happen before the upstream call. The estimate and the metering run
-   * once the request is on its way (`ChatCall.onDispatched`); a request that never got that far
+   * once the request is on its way (`Admission.afterDispatch`); a request that never got that far
    * is not metered, and its error answer describes the windows as they are.
    */
   const meterAfterDispatch = (
@@ -97,7 +98,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
   ): Admission => {
     const { entry } = prepared;
     const held: Held = { key, estimate: undefined, reservation: undefined };
-    call.onDispatched = async () => {
+    const afterDispatch = async (): Promise<void> => {
       try {
         const estimate = await estimateRequest(prepared.request, entry, dependencies.pricingFor(entry));
         held.estimate = estimate;
@@ -114,8 +115,9 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
       }
     };
     return {
-      settle(delivery: Delivery | undefined, error: unknown) {
-        settleWith(call, prepared, context, held, delivery, error);
+      afterDispatch,
+      settle(result: DeliveryResult) {
+        settleWith(call, prepared, context, held, result);
       },
     };
   };
@@ -156,6 +158,8 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
       const now = clock();
       const { entry } = prepared;
       const family = entry.family;
+      // The request's model, for what is told of it afterwards (metrics, spans), refused or not.
+      context.model = entry.name;
       const refuse = (error: GatewayError): never => {
         ledger.append(refusalRow(call, prepared, context, error, clock()));
         throw error;
@@ -214,21 +218,17 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
       }
 
       return {
-        settle(delivery: Delivery | undefined, error: unknown) {
-          settleWith(call, prepared, context, { key, estimate, reservation }, delivery, error);
+        afterDispatch: undefined,
+        settle(result: DeliveryResult) {
+          settleWith(call, prepared, context, { key, estimate, reservation }, result);
         },
       };
     },
 
     async describe(query: LimitsQuery) {
       const key = keys.byId(query.clientId);
-      if (key === undefined) return;
-      setLimitHeaders(
-        query.surface,
-        query.headers,
-        query.context,
-        await limiter.state(key, query.family, clock()),
-      );
+      if (key === undefined) return undefined;
+      return query.surface.rateLimitHeaders(await limiter.state(key, query.family, clock()));
     },
   };
 }

@@ -5,7 +5,7 @@
  * `admit` would refuse whatever the body holds — with the same errors and rate-limit headers;
  * everything else waits for the body. Static keys are never refused, so they skip it.
  */
-import type { ScreenQuery } from '../gateway/admission.ts';
+import type { ScreenQuery } from './admission-control.ts';
 import { familyIds } from '../families/registry.ts';
 import { GatewayError, type FamilyId } from '../ir/index.ts';
 import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';

@@ -5,13 +5,13 @@
  */
 import type { ModelPricing } from '../config/catalog.ts';
 import type { Config } from '../config/config.ts';
-import type { AdmissionControl } from '../gateway/admission.ts';
 import { AdminKey } from '../keys/admin-key.ts';
 import { bootstrapClientKeys, type ClientKeys } from '../keys/client-keys.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Stores } from '../store/stores.ts';
 import type { Ledger, LedgerRow, LedgerSink } from '../usage/ledger.ts';
+import type { AdmissionControl } from './admission-control.ts';
 import { createAdmissionPolicy } from './admission-policy.ts';
 import { MemoryBudgets } from './budgets.ts';
 import { createHeaderScreen } from './header-screen.ts';

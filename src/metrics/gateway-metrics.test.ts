@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { AttemptRecord } from '../gateway/chat-call.ts';
+import type { AttemptRecord } from '../gateway/delivery.ts';
 import { RequestTimeline } from '../usage/request-timeline.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 
@@ -14,6 +14,7 @@ function attempt(model: string, error?: AttemptRecord['error']): AttemptRecord {
     startedAt: 0,
     headersMs: 1,
     firstByteMs: 1,
+    latencyMs: 1,
     billed: error === undefined,
     answered: error === undefined,
     error,

@@ -15,17 +15,9 @@
  */
 import type { RetryConfig } from '../config/config.ts';
 import { GatewayError } from '../ir/index.ts';
+import type { RoutingClock } from './clock.ts';
 import type { Deployment, ModelRoute, PickFilter } from './deployment.ts';
 import { backoffMs } from './retry-policy.ts';
-
-export interface RoutingClock {
-  /** Unix milliseconds. */
-  now(): number;
-  /** In [0, 1). */
-  random(): number;
-}
-
-export const systemClock: RoutingClock = { now: Date.now, random: Math.random };
 
 export interface Step {
   route: ModelRoute;

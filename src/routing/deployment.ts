@@ -8,7 +8,7 @@ import type { RetryConfig, TimeoutConfig, UpstreamLimits } from '../config/confi
 import type { FamilyCodec, UpstreamTarget } from '../families/codec.ts';
 import type { FamilyId, JsonObject } from '../ir/index.ts';
 import type { UpstreamTransport } from '../upstream/transport.ts';
-import type { RoutingClock } from './attempt-plan.ts';
+import type { RoutingClock } from './clock.ts';
 import { CircuitBreaker } from './breaker.ts';
 import type { UpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
 

@@ -2,7 +2,7 @@
 import { defaultCatalog, type ModelEntry } from '../config/catalog.ts';
 import type { RetryConfig } from '../config/config.ts';
 import type { UpstreamTransport } from '../upstream/transport.ts';
-import type { RoutingClock } from './attempt-plan.ts';
+import type { RoutingClock } from './clock.ts';
 import { CircuitBreaker } from './breaker.ts';
 import { Deployment, ModelRoute } from './deployment.ts';
 import { createUpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';

@@ -5,7 +5,7 @@ import { defaultSurface } from '../families/registry.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import { GatewayError } from '../ir/index.ts';
 import type { Logger } from '../log/logger.ts';
-import { isJsonContentType, parseJsonBody, readBody } from './read-body.ts';
+import { isJsonContentType, parseJsonBody, readBody } from '../http/read-body.ts';
 
 /** Sends a JSON answer with the request's common headers. */
 export type Answer = (status: number, body: unknown, headers?: ResponseHeaders) => void;

@@ -10,7 +10,6 @@ import type { AdminDependencies } from '../admin/admin-api.ts';
 import type { Config } from '../config/config.ts';
 import type { SurfaceCodec } from '../families/codec.ts';
 import { defaultSurface, matchSurface, resembledSurface } from '../families/registry.ts';
-import type { RequestContext } from '../gateway/admission.ts';
 import { createDashboard, type Dashboard } from '../dashboard/dashboard-route.ts';
 import type { WatchedLedger } from '../dashboard/live-tail.ts';
 import { countTokens } from '../gateway/count-tokens.ts';
@@ -24,7 +23,9 @@ import type { KeyStore } from '../keys/key-store.ts';
 import type { Logger } from '../log/logger.ts';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import type { Database } from '../store/database.ts';
+import type { AdmissionControl } from '../limits/admission-control.ts';
 import type { ResponseStore } from '../store/response-store.ts';
+import type { RequestContext } from '../usage/request-context.ts';
 import type { UsageReports } from '../usage/report.ts';
 import { RequestTimeline, timedSink } from '../usage/request-timeline.ts';
 import { adminRoute } from './admin-route.ts';
@@ -32,9 +33,9 @@ import { methodNotAllowed, notAllowed, pathOf, safePath, sendError, sendJson } f
 import { createModelsRoute, matchModelsPath, type ModelsRoute } from './models-route.ts';
 import { createNodeSink } from './node-sink.ts';
 import { beforeBody, expectsContinue, type BeforeBodyGuards } from './before-body.ts';
-import { BodyGuard, type BodyWatch } from './body-guard.ts';
+import { BodyGuard, type BodyWatch } from '../http/body-guard.ts';
 import { KeySlots } from './key-slots.ts';
-import { isJsonContentType, parseJsonBody, readBody } from './read-body.ts';
+import { isJsonContentType, parseJsonBody, readBody } from '../http/read-body.ts';
 import { storedResponsesRoute, isStoredResponsePath } from './responses-route.ts';
 import { beginResponsesTurn } from './responses-turn.ts';
 import { repeatedHeader } from './repeated-header.ts';
@@ -42,7 +43,8 @@ import { metricsPath, metricsRoute, type MetricsEndpoint } from './metrics-route
 import { traceIdOf } from '../tracing/traceparent.ts';
 import type { RequestTracer } from '../tracing/tracing.ts';
 
-export interface AppDependencies extends ChatDependencies {
+export interface AppDependencies extends ChatDependencies<RequestContext> {
+  admission: AdmissionControl;
   config: Config;
   keys: ClientKeys;
   logger: Logger;
@@ -431,7 +433,8 @@ async function describeLimits(
   context: RequestContext,
 ): Promise<void> {
   try {
-    await state.dependencies.admission.describe({ clientId: key.id, surface, family, headers, context });
+    const limits = await state.dependencies.admission.describe({ clientId: key.id, surface, family });
+    if (limits !== undefined) Object.assign(headers, limits);
   } catch (error) {
     state.dependencies.logger.warn('rate-limit headers unavailable', {
       requestId: context.requestId,

@@ -10,11 +10,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ModelEntry } from '../config/catalog.ts';
 import type { SurfaceCodec } from '../families/codec.ts';
-import type { AdmissionControl, RequestContext } from '../gateway/admission.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
-import type { BodyGuard, BodyWatch } from './body-guard.ts';
+import type { AdmissionControl } from '../limits/admission-control.ts';
+import type { RequestContext } from '../usage/request-context.ts';
+import type { BodyGuard, BodyWatch } from '../http/body-guard.ts';
 import type { KeySlots } from './key-slots.ts';
-import { declaredLength, tooLarge } from './read-body.ts';
+import { declaredLength, tooLarge } from '../http/read-body.ts';
 
 export interface BeforeBodyGuards {
   slots: KeySlots;

@@ -4,7 +4,7 @@ import { readUpstreamError } from '../families/shared/upstream-errors.ts';
 import { checkStreamEvents } from '../ir/check-stream-events.ts';
 import { simulatedError } from './faults.ts';
 import { chatRequest, collect, decodeStream, header, testSimulator, upstreamInput } from './test-kit.ts';
-import { codecs, specFamilies, type SpecFamily } from '../../test/helpers/spec-families.ts';
+import { codecs, specFamilies, type SpecFamily } from '../../test/kit/spec-families.ts';
 
 const never = new AbortController().signal;
 

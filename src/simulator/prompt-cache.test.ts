@@ -6,7 +6,7 @@ import { promptBlocks } from './plan.ts';
 import { PromptCache, type CacheOptions } from './prompt-cache.ts';
 import { chatRequest, decodeJson, decodeStream, collect, testSimulator, upstreamInput } from './test-kit.ts';
 import { TokenCountCache } from './token-cache.ts';
-import { specFamilies } from '../../test/helpers/spec-families.ts';
+import { specFamilies } from '../../test/kit/spec-families.ts';
 
 const never = new AbortController().signal;
 const counter = new TokenCountCache();

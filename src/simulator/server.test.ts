@@ -8,7 +8,7 @@ import { chatRequest, decodeJson, decodeStream, fixedIds, upstreamInput } from '
 import { createSimulatorTransport } from './transport.ts';
 import { createSimulator } from './simulator.ts';
 import { upstreamError } from '../families/shared/upstream-errors.ts';
-import { codecs, specFamilies, type SpecFamily } from '../../test/helpers/spec-families.ts';
+import { codecs, specFamilies, type SpecFamily } from '../../test/kit/spec-families.ts';
 
 async function post(
   server: SimulatorServer,

@@ -14,7 +14,7 @@ import {
   testSimulator,
   upstreamInput,
 } from './test-kit.ts';
-import { codecs, specFamilies, type SpecFamily } from '../../test/helpers/spec-families.ts';
+import { codecs, specFamilies, type SpecFamily } from '../../test/kit/spec-families.ts';
 
 const never = new AbortController().signal;
 

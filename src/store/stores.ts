@@ -7,31 +7,15 @@
  */
 import type { Config } from '../config/config.ts';
 import { SqliteKeyStore } from '../keys/sqlite-key-store.ts';
-import type { KeySource, KeyStore } from '../keys/key-store.ts';
 import type { Logger } from '../log/logger.ts';
-import { UsageLedger, type Ledger, type LedgerOptions } from '../usage/ledger.ts';
-import { SqliteUsageReports, type UsageReports } from '../usage/report.ts';
+import { UsageLedger } from '../usage/ledger.ts';
+import { SqliteUsageReports } from '../usage/report.ts';
 import { SqliteLedgerWriter } from '../usage/sqlite-ledger-writer.ts';
-import { openDatabase, openMigrated, type Database } from './database.ts';
-import { SqliteResponseStore, type ResponseStore } from './response-store.ts';
+import { openDatabase, openMigrated } from './database.ts';
+import { SqliteResponseStore } from './response-store.ts';
+import type { MigrationReport, Stores } from './stores-contract.ts';
 
-export interface Stores {
-  readonly kind: 'embedded' | 'postgres';
-  /** The file, or the server's URL without its password: what messages may show. */
-  readonly location: string;
-  readonly keys: KeyStore;
-  /** The active keys for the gateway's cache (synchronous; see `KeySource`). */
-  readonly keySource: KeySource;
-  readonly usage: UsageReports;
-  /** The embedded store's database (the dashboard's rollups and sessions); undefined with PostgreSQL. */
-  readonly database: Database | undefined;
-  responses(retentionMs: number): ResponseStore;
-  /** The gateway's ledger (only a serving process asks for one). */
-  ledger(options: LedgerOptions): Ledger;
-  /** Starts the store's background work (PostgreSQL: the key copy's refresh). */
-  start(): void;
-  close(): Promise<void>;
-}
+export type { MigrationReport, Stores } from './stores-contract.ts';
 
 export type StoreConfig = Pick<Config, 'databasePath' | 'databaseUrl' | 'outboxPath'>;
 
@@ -81,15 +65,6 @@ export function embeddedStores(path: string): Stores {
       return Promise.resolve();
     },
   };
-}
-
-/** What `modelgate migrate` reports. */
-export interface MigrationReport {
-  kind: Stores['kind'];
-  location: string;
-  from: number;
-  to: number;
-  latest: number;
 }
 
 /** Applies the store's migrations (opening a store does too) and says what changed. */

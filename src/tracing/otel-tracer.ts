@@ -27,10 +27,10 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
 import type { TracingConfig } from '../config/observability-config.ts';
-import type { RequestContext } from '../gateway/admission.ts';
-import type { AttemptRecord } from '../gateway/chat-call.ts';
+import type { RequestContext } from '../usage/request-context.ts';
+import type { AttemptRecord } from '../gateway/delivery.ts';
 import { attemptSpanAttributes, contentAttributes, serverSpanAttributes } from './span-attributes.ts';
-import type { RequestEnd, RequestTracer } from './tracing.ts';
+import type { RequestEnd, RequestTracer } from './tracer.ts';
 
 interface RequestSpans {
   server: Span;

@@ -4,13 +4,12 @@
  * cost). Pure: built from what the request's timeline and delivery say. Message content only
  * through `contentAttributes`, which the tracer calls only when the operator opted in.
  */
-import type { RequestContext } from '../gateway/admission.ts';
-import type { AttemptRecord } from '../gateway/chat-call.ts';
-import type { Delivery } from '../gateway/deliver.ts';
+import type { RequestContext } from '../usage/request-context.ts';
+import type { AttemptRecord, Delivery } from '../gateway/delivery.ts';
 import { isJsonObject, type Usage } from '../ir/index.ts';
 import { attemptKind } from '../metrics/gateway-metrics.ts';
 import { errorType } from '../metrics/labels.ts';
-import type { RequestEnd } from './tracing.ts';
+import type { RequestEnd } from './tracer.ts';
 
 export type SpanAttributes = Record<string, string | number | boolean>;
 

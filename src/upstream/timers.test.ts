@@ -20,16 +20,18 @@ test('first byte: fires with a timeout error when no body byte came in time', as
 
 test('idle: every chunk resets it; a flowing stream has no total cap; a stall fires it', async () => {
   const timers = new CallTimers(
-    { connectMs: 1000, firstByteMs: 1000, idleMs: 60 },
+    { connectMs: 1000, firstByteMs: 1000, idleMs: 500 },
     new AbortController().signal,
   );
+  // Chunks 100 ms apart for longer than the idle time: a loaded machine may stretch a sleep a lot
+  // before it stretches one past the idle time.
   for (let index = 0; index < 8; index++) {
     timers.chunk();
-    await sleep(20);
+    await sleep(100);
   }
-  assert.equal(timers.signal.aborted, false, '160 ms of chunks 20 ms apart: no timeout');
+  assert.equal(timers.signal.aborted, false, '800 ms of chunks 100 ms apart: no timeout');
   assert.ok(timers.firstByteMs !== undefined);
-  await sleep(120);
+  await sleep(1_500);
   assert.equal(timers.fired?.message, 'the upstream stopped sending data');
 });
 

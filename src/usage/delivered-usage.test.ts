@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { StreamEvent } from '../ir/index.ts';
 import { countTextTokens } from '../tokenizer/count-tokens.ts';
 import { deliveredStream } from './delivered-usage.ts';
-import { codecs } from '../../test/helpers/spec-families.ts';
+import { codecs } from '../../test/kit/spec-families.ts';
 
 const words = ['Once', ' upon', ' a', ' time', ',', ' a', ' gateway', ' counted', ' every', ' token', '.'];
 

@@ -4,15 +4,15 @@
  * together, the summed usage sits on one of them); earlier failed attempts carry their status and
  * no tokens. A request refused before any attempt gets one row, attempt 0.
  */
-import type { RequestContext } from '../gateway/admission.ts';
 import type { ChatCall } from '../gateway/chat-call.ts';
-import type { Delivery } from '../gateway/deliver.ts';
+import type { Delivery, DeliveryResult } from '../gateway/delivery.ts';
 import type { PreparedRequest } from '../gateway/prepare-request.ts';
 import type { ModelPricing } from '../config/catalog.ts';
 import { GatewayError, type Usage } from '../ir/index.ts';
-import { costUsd } from './cost.ts';
+import { costUsd } from '../config/cost.ts';
 import { deliveredStream } from './delivered-usage.ts';
 import type { LedgerOutcome, LedgerRow } from './ledger.ts';
+import type { RequestContext } from './request-context.ts';
 
 export function refusalRow(
   call: ChatCall,
@@ -90,13 +90,14 @@ export function ledgerRows(
   call: ChatCall,
   prepared: PreparedRequest,
   context: RequestContext,
-  delivery: Delivery | undefined,
-  error: unknown,
+  result: DeliveryResult,
   accounted: Accounted,
 ): LedgerRow[] {
   const { timeline } = context;
   const base = baseRow(call, prepared, context);
-  const failure = delivery?.error ?? (delivery === undefined ? asGatewayError(error) : undefined);
+  const delivery = result.delivered ? result : undefined;
+  // Why the answer did not complete, or why there was none.
+  const failure = result.error;
   const aborted = call.signal.aborted;
   const outcome: LedgerOutcome = delivery?.completed === true ? 'ok' : aborted ? 'aborted' : 'failed';
   const status =
@@ -120,7 +121,7 @@ export function ledgerRows(
     ttftMs: timeline.firstByteAt === undefined ? undefined : timeline.firstByteAt - timeline.receivedAt,
     overheadMs: timeline.overheadMs ?? timeline.elapsed(now),
   };
-  const attempts = timeline.attempts;
+  const attempts = result.records;
   if (attempts.length === 0) {
     return [
       {
@@ -138,13 +139,12 @@ export function ledgerRows(
   // The call that answered carries the request's usage (the last one: a fan-out answers with all).
   let finalIndex = attempts.length - 1;
   for (let index = attempts.length - 1; index >= 0; index--) {
-    if (attempts[index]?.record.answered === true) {
+    if (attempts[index]?.answered === true) {
       finalIndex = index;
       break;
     }
   }
-  return attempts.map((attempt, index): LedgerRow => {
-    const { record } = attempt;
+  return attempts.map((record, index): LedgerRow => {
     const row = {
       ...base,
       attempt: index + 1,
@@ -169,7 +169,7 @@ export function ledgerRows(
       reasoningTokens: 0,
       costUsd: 0,
       usageEstimated: false,
-      latencyMs: attempt.endedAt - attempt.sentAt,
+      latencyMs: record.latencyMs ?? 0,
       ttftMs: undefined,
       overheadMs: undefined,
     };
@@ -208,11 +208,6 @@ function baseRow(call: ChatCall, prepared: PreparedRequest, context: RequestCont
     costUsd: 0,
     usageEstimated: false,
   };
-}
-
-function asGatewayError(error: unknown): GatewayError | undefined {
-  if (error === undefined) return undefined;
-  return error instanceof GatewayError ? error : new GatewayError('internal', 'internal error');
 }
 
 /** `client_abort` when the client left, `shutdown` when a drain timed out. */

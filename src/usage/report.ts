@@ -4,7 +4,7 @@
  * cost are summed over every row, so retried or fanned-out attempts all count.
  */
 import type { Database } from '../store/database.ts';
-import { formatUsd } from './cost.ts';
+import { formatUsd } from '../config/cost.ts';
 
 export const usageGroupings = ['model', 'key', 'day'] as const;
 export type UsageGrouping = (typeof usageGroupings)[number];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { AttemptRecord } from '../gateway/chat-call.ts';
+import type { AttemptRecord } from '../gateway/delivery.ts';
 import { overheadHeader, RequestTimeline } from './request-timeline.ts';
 
 function attempt(headersMs: number | undefined, status = 200): AttemptRecord {

@@ -4,7 +4,7 @@
  * Gateway overhead = time to the start of the answer minus the time spent waiting on upstreams
  * (the union of the attempts' send → response-headers intervals).
  */
-import type { AttemptRecord } from '../gateway/chat-call.ts';
+import type { AttemptRecord } from '../gateway/delivery.ts';
 import type { ResponseHeaders, ResponseSink } from '../gateway/response-sink.ts';
 
 export const overheadHeader = 'x-modelgate-overhead-ms';
@@ -44,7 +44,7 @@ export class RequestTimeline {
     this.receivedAtMs = receivedAtMs;
   }
 
-  /** For `ChatCall.onAttempt`. */
+  /** For `ChatCall.onAttempt`: the upstream waits that the overhead leaves out. */
   readonly recordAttempt = (record: AttemptRecord): void => {
     const endedAt = performance.now();
     // Reported when the call answers (its first body byte) or fails (after its headers, or with

@@ -10,8 +10,8 @@
  *   newline; the gateway's peak RSS (VmHWM) against its RSS before.
  */
 import { readFileSync } from 'node:fs';
-import { alphaAuth, betaAuth, gammaAuth, gammaPath, post, writeTempConfig } from '../helpers/e2e.ts';
-import { startGatewayProcess } from '../helpers/gateway-process.ts';
+import { alphaAuth, betaAuth, gammaAuth, gammaPath, post, writeTempConfig } from '../kit/e2e.ts';
+import { startGatewayProcess } from '../kit/gateway-process.ts';
 import { startFakeUpstream } from './fake-upstream.ts';
 import { percentile, round } from './harness.ts';
 import type { Profile, ScenarioResult } from './scenarios.ts';

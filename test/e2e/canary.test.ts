@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../src/store/database.ts';
-import { alphaAuth, betaAuth, gammaAuth, gammaPath } from '../helpers/e2e.ts';
+import { alphaAuth, betaAuth, gammaAuth, gammaPath } from '../kit/e2e.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const main = join(root, 'src/cli/main.ts');

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { alphaAuth, betaAuth, gammaAuth, gammaPath, post, writeTempConfig } from '../helpers/e2e.ts';
+import { alphaAuth, betaAuth, gammaAuth, gammaPath, post, writeTempConfig } from '../kit/e2e.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const main = join(root, 'src/cli/main.ts');

@@ -11,9 +11,9 @@ import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import Anthropic0 from 'anthropic-sdk-0';
-import { alphaAuth, post } from '../helpers/e2e.ts';
-import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
+import { alphaAuth, post } from '../kit/e2e.ts';
+import { startRecordingUpstream, type RecordingUpstream } from '../kit/recording-upstream.ts';
+import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 
 const adminKey = 'mg-admin-count-tokens-0123456789';
 const upstreamKeys = { BETA_API_KEY: 'up-beta-count-secret', GAMMA_API_KEY: 'up-gamma-count-secret' };

@@ -23,9 +23,9 @@ import {
   type BetaErrorBody,
   type GammaErrorBody,
   type HttpAnswer,
-} from '../helpers/e2e.ts';
-import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
+} from '../kit/e2e.ts';
+import { startRecordingUpstream, type RecordingUpstream } from '../kit/recording-upstream.ts';
+import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 
 const bodyLimitBytes = 65_536;
 const upstreamKeys = {

@@ -23,8 +23,8 @@ import {
   post,
   writeTempConfig,
   type HttpAnswer,
-} from '../helpers/e2e.ts';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
+} from '../kit/e2e.ts';
+import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const main = join(root, 'src/cli/main.ts');

@@ -14,8 +14,8 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { openDatabase } from '../../src/store/database.ts';
-import { alphaAuth, betaAuth, gammaAuth, gammaPath, post, sseJson, writeTempConfig } from '../helpers/e2e.ts';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
+import { alphaAuth, betaAuth, gammaAuth, gammaPath, post, sseJson, writeTempConfig } from '../kit/e2e.ts';
+import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const main = join(root, 'src/cli/main.ts');

@@ -9,17 +9,9 @@ import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { ApiError, GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
-import {
-  alphaAuth,
-  betaAuth,
-  betaVersion,
-  gammaAuth,
-  gammaPath,
-  post,
-  type HttpAnswer,
-} from '../helpers/e2e.ts';
-import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
+import { alphaAuth, betaAuth, betaVersion, gammaAuth, gammaPath, post, type HttpAnswer } from '../kit/e2e.ts';
+import { startRecordingUpstream, type RecordingUpstream } from '../kit/recording-upstream.ts';
+import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 
 const adminKey = 'mg-admin-limits-0123456789abcdef';
 let gateway: TestGateway;

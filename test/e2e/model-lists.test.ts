@@ -10,8 +10,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import Anthropic0 from 'anthropic-sdk-0';
 import OpenAI from 'openai';
-import { alphaAuth, post, writeTempConfig } from '../helpers/e2e.ts';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
+import { alphaAuth, post, writeTempConfig } from '../kit/e2e.ts';
+import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 
 const adminKey = 'mg-admin-model-lists-0123456789';
 const catalog = ['A-1', 'A-2', 'A-3', 'B-1', 'B-2', 'B-3', 'B-4', 'C-1', 'C-2', 'C-3'];

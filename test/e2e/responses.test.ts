@@ -8,9 +8,9 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, streamText } from 'ai';
 import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { alphaAuth, parseSse, post } from '../helpers/e2e.ts';
-import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
-import { startTestGateway, testClientKey, type TestGateway } from '../helpers/test-gateway.ts';
+import { alphaAuth, parseSse, post } from '../kit/e2e.ts';
+import { startRecordingUpstream, type RecordingUpstream } from '../kit/recording-upstream.ts';
+import { startTestGateway, testClientKey, type TestGateway } from '../kit/test-gateway.ts';
 
 const models = ['A-2', 'B-1', 'C-1'] as const;
 const otherKey = 'mg-test-other-client-key-987654';

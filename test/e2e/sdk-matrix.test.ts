@@ -15,13 +15,13 @@ import { generateText, streamText, type LanguageModel } from 'ai';
 import Anthropic0 from 'anthropic-sdk-0';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { alphaAuth, betaVersion, post, sseJson, type AlphaChunk } from '../helpers/e2e.ts';
+import { alphaAuth, betaVersion, post, sseJson, type AlphaChunk } from '../kit/e2e.ts';
 import {
   startRecordingUpstream,
   type RecordedRequest,
   type RecordingUpstream,
-} from '../helpers/recording-upstream.ts';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
+} from '../kit/recording-upstream.ts';
+import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 
 interface Turn {
   role: 'user' | 'assistant';

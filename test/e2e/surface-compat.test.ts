@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { rawPost, rawRequest } from '../hostile/kit.ts';
+import { rawPost, rawRequest } from '../hostile/test-kit.ts';
 import {
   alphaAuth,
   betaVersion,
@@ -16,9 +16,9 @@ import {
   type AlphaErrorBody,
   type BetaErrorBody,
   type GammaErrorBody,
-} from '../helpers/e2e.ts';
-import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
+} from '../kit/e2e.ts';
+import { startRecordingUpstream, type RecordingUpstream } from '../kit/recording-upstream.ts';
+import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 
 const adminKey = 'mg-admin-surface-compat-0123456789';
 let gateway: TestGateway;

@@ -18,13 +18,13 @@ import {
   type BetaMessage,
   type GammaResponse,
   type HttpAnswer,
-} from '../helpers/e2e.ts';
+} from '../kit/e2e.ts';
 import {
   startRecordingUpstream,
   type RecordedRequest,
   type RecordingUpstream,
-} from '../helpers/recording-upstream.ts';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
+} from '../kit/recording-upstream.ts';
+import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 
 const upstreamKeys = { alpha: 'up-a', beta: 'up-b', gamma: 'up-c' } as const;
 type Family = keyof typeof upstreamKeys;

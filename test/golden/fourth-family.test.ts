@@ -22,10 +22,10 @@ import { after, before, describe, test } from 'node:test';
 import { alphaCodec } from '../../src/families/alpha/index.ts';
 import type { FamilyCodec } from '../../src/families/codec.ts';
 import { familyIds, registerFamily } from '../../src/families/registry.ts';
-import { startRecordingUpstream } from '../helpers/recording-upstream.ts';
-import type { SpecFamily } from '../helpers/spec-families.ts';
-import { startTestGateway } from '../helpers/test-gateway.ts';
-import { checkSemantics, record, upstreamKeys, type Rig, type Transcript } from './kit.ts';
+import { startRecordingUpstream } from '../kit/recording-upstream.ts';
+import type { SpecFamily } from '../kit/spec-families.ts';
+import { startTestGateway } from '../kit/test-gateway.ts';
+import { checkSemantics, record, upstreamKeys, type Rig, type Transcript } from './test-kit.ts';
 import { answerFor, clientRequest, scenarioNames, type ScenarioName } from './scenarios.ts';
 import { upstreamAnswer } from './upstream-answers.ts';
 

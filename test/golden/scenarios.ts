@@ -3,7 +3,7 @@
  * request shape (what a client sends) and each family's own answer shape (what an upstream sends,
  * hand-built here the way the real providers stream, not by the gateway's encoders).
  */
-import type { SpecFamily } from '../helpers/spec-families.ts';
+import type { SpecFamily } from '../kit/spec-families.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };

@@ -14,7 +14,7 @@ import { FunctionResponse, GoogleGenAI, type Content, type Part } from '@google/
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type LanguageModel } from 'ai';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
+import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 
 const models = ['A-2', 'B-1', 'C-1'] as const;
 const question = 'Please use get_weather for Paris.';

@@ -7,9 +7,9 @@
  * then cut into network chunks at fixed offsets that land inside JSON, so every answer also
  * checks that the gateway reassembles bytes split anywhere.
  */
-import type { ScriptedAnswer } from '../helpers/recording-upstream.ts';
+import type { ScriptedAnswer } from '../kit/recording-upstream.ts';
 import type { Answer, Json, JsonObject } from './scenarios.ts';
-import type { SpecFamily } from '../helpers/spec-families.ts';
+import type { SpecFamily } from '../kit/spec-families.ts';
 
 export function upstreamAnswer(family: SpecFamily, answer: Answer, stream: boolean): ScriptedAnswer {
   if (!stream) return { status: 200, body: JSON.stringify(json[family](answer)) };

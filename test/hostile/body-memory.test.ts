@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { alphaAuth, post } from '../helpers/e2e.ts';
-import { startHostileSetup, type HostileSetup } from './kit.ts';
+import { alphaAuth, post } from '../kit/e2e.ts';
+import { startHostileSetup, type HostileSetup } from './test-kit.ts';
 import { healthzMs, holdRequest, type HeldAnswer } from './slow-clients.ts';
 
 let setup: HostileSetup;

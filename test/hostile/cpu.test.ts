@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { alphaAuth, betaAuth, gammaAuth, gammaPath, post, writeTempConfig } from '../helpers/e2e.ts';
-import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.ts';
+import { alphaAuth, betaAuth, gammaAuth, gammaPath, post, writeTempConfig } from '../kit/e2e.ts';
+import { startGatewayProcess, type GatewayProcess } from '../kit/gateway-process.ts';
 
 const staticKey = 'mg-hostile-cpu-static-0123456789';
 const adminKey = 'mg-hostile-cpu-admin-0123456789';

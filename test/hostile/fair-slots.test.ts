@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { alphaAuth, post } from '../helpers/e2e.ts';
-import { testClientKey } from '../helpers/test-gateway.ts';
-import { startHostileSetup, type HostileSetup } from './kit.ts';
+import { alphaAuth, post } from '../kit/e2e.ts';
+import { testClientKey } from '../kit/test-gateway.ts';
+import { startHostileSetup, type HostileSetup } from './test-kit.ts';
 import { healthzMs, holdRequest, type HeldAnswer } from './slow-clients.ts';
 
 const otherKey = 'mg-hostile-other-key-0123456789';

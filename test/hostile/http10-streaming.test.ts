@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { rawRequest, startHostileSetup, type HostileSetup } from './kit.ts';
+import { rawRequest, startHostileSetup, type HostileSetup } from './test-kit.ts';
 import { checkClientStream, rawText, streamRequest } from './streams.ts';
-import { specFamilies } from '../helpers/spec-families.ts';
+import { specFamilies } from '../kit/spec-families.ts';
 
 let setup: HostileSetup;
 before(async () => {

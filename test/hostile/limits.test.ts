@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
-import { maxJsonDepth } from '../../src/server/read-body.ts';
-import { alphaAuth, betaAuth, gammaAuth, post } from '../helpers/e2e.ts';
-import { rawRequest, startHostileSetup, type HostileSetup } from './kit.ts';
+import { maxJsonDepth } from '../../src/http/read-body.ts';
+import { alphaAuth, betaAuth, gammaAuth, post } from '../kit/e2e.ts';
+import { rawRequest, startHostileSetup, type HostileSetup } from './test-kit.ts';
 
 let setup: HostileSetup;
 before(async () => {

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { startHostileSetup, type HostileSetup } from './kit.ts';
+import { startHostileSetup, type HostileSetup } from './test-kit.ts';
 import { findNginx, startNginx, type RunningNginx } from './nginx.ts';
 import { checkClientStream, streamRequest } from './streams.ts';
-import { specFamilies } from '../helpers/spec-families.ts';
+import { specFamilies } from '../kit/spec-families.ts';
 
 const binary = findNginx();
 const inCi = process.env.CI === 'true';

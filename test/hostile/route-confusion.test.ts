@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { rawPost, rawRequest, startHostileSetup, type HostileSetup } from './kit.ts';
+import { rawPost, rawRequest, startHostileSetup, type HostileSetup } from './test-kit.ts';
 
 let setup: HostileSetup;
 before(async () => {

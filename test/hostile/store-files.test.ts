@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { startGateway } from '../../src/server/start-gateway.ts';
-import { alphaAuth, post } from '../helpers/e2e.ts';
+import { alphaAuth, post } from '../kit/e2e.ts';
 
 function mode(path: string): string {
   return (statSync(path).mode & 0o777).toString(8).padStart(3, '0');

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { alphaAuth, betaAuth, gammaAuth, post } from '../helpers/e2e.ts';
-import { startHostileSetup, type HostileSetup } from './kit.ts';
+import { alphaAuth, betaAuth, gammaAuth, post } from '../kit/e2e.ts';
+import { startHostileSetup, type HostileSetup } from './test-kit.ts';
 
 let setup: HostileSetup;
 before(async () => {

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startFakeUpstream, type Behaviour, type FakeUpstream } from '../chaos/fake-upstream.ts';
-import { alphaAuth, betaAuth, gammaAuth, gammaPath, post } from '../helpers/e2e.ts';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
+import { alphaAuth, betaAuth, gammaAuth, gammaPath, post } from '../kit/e2e.ts';
+import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 
 const keys = {
   alpha: 'sk-proj-HostileAlphaKey0123456789',

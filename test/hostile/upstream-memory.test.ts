@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { startFakeUpstream, type FakeUpstream } from '../chaos/fake-upstream.ts';
-import { alphaAuth, betaAuth, post } from '../helpers/e2e.ts';
-import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.ts';
+import { alphaAuth, betaAuth, post } from '../kit/e2e.ts';
+import { startGatewayProcess, type GatewayProcess } from '../kit/gateway-process.ts';
 
 const key = 'mg-hostile-memory-client-0123456789';
 const adminKey = 'mg-hostile-memory-admin-0123456789';

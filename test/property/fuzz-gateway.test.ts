@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { alphaAuth, betaAuth, gammaAuth, parseSse, post, writeTempConfig } from '../helpers/e2e.ts';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
-import { anyBody, fuzzParameters, requestCorpus, type SurfaceId } from './fuzz-kit.ts';
+import { alphaAuth, betaAuth, gammaAuth, parseSse, post, writeTempConfig } from '../kit/e2e.ts';
+import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
+import { anyBody, fuzzParameters, requestCorpus, type SurfaceId } from './test-kit.ts';
 
 let gateway: TestGateway;
 let config: { path: string; remove(): void };

@@ -11,8 +11,8 @@ import type { FamilyCodec, SurfaceRoute } from '../../src/families/codec.ts';
 import { ModelResolver } from '../../src/gateway/resolve-model.ts';
 import { validateAgainstCatalog } from '../../src/gateway/validate-request.ts';
 import { GatewayError, isJsonObject, type ChatRequest } from '../../src/ir/index.ts';
-import { anyBody, fuzzParameters, requestCorpus, type SurfaceId } from './fuzz-kit.ts';
-import { codecs, specCodecs } from '../helpers/spec-families.ts';
+import { anyBody, fuzzParameters, requestCorpus, type SurfaceId } from './test-kit.ts';
+import { codecs, specCodecs } from '../kit/spec-families.ts';
 
 const resolver = new ModelResolver(loadConfig({}));
 

@@ -10,16 +10,13 @@ import fc from 'fast-check';
 import type { ResponseContext } from '../../src/families/codec.ts';
 import { decodeContext } from '../../src/gateway/decode-context.ts';
 import type { ResponseSink } from '../../src/gateway/response-sink.ts';
-import {
-  streamPassThrough,
-  streamTranslated,
-  type StreamOutcome,
-} from '../../src/gateway/stream-pipeline.ts';
+import type { StreamOutcome } from '../../src/gateway/delivery.ts';
+import { streamPassThrough, streamTranslated } from '../../src/gateway/stream-pipeline.ts';
 import { CallTimers } from '../../src/upstream/timers.ts';
 import type { UpstreamResponse } from '../../src/upstream/transport.ts';
-import { fuzzParameters, mutated, simulatedStream, streamCorpus } from './fuzz-kit.ts';
+import { fuzzParameters, mutated, simulatedStream, streamCorpus } from './test-kit.ts';
 import { createUpstreamErrorScrubber } from '../../src/upstream/upstream-error-text.ts';
-import { codecs, specFamilies, type SpecFamily } from '../helpers/spec-families.ts';
+import { codecs, specFamilies, type SpecFamily } from '../kit/spec-families.ts';
 
 interface Piece {
   event: string | undefined;

@@ -16,10 +16,10 @@ import { streamPassThrough, streamTranslated } from '../../src/gateway/stream-pi
 import type { ResponseSink } from '../../src/gateway/response-sink.ts';
 import { CallTimers } from '../../src/upstream/timers.ts';
 import type { UpstreamResponse } from '../../src/upstream/transport.ts';
-import { clientSaw, parseEvents } from '../golden/kit.ts';
+import { clientSaw, parseEvents } from '../golden/test-kit.ts';
 import type { Json, JsonObject } from '../golden/scenarios.ts';
 import { createUpstreamErrorScrubber } from '../../src/upstream/upstream-error-text.ts';
-import { codecs, specFamilies, type SpecFamily } from '../helpers/spec-families.ts';
+import { codecs, specFamilies, type SpecFamily } from '../kit/spec-families.ts';
 
 interface Call {
   name: string;

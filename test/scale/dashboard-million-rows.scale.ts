@@ -15,7 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import { SqliteKeyStore } from '../../src/keys/sqlite-key-store.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { rebuildRollups } from '../../src/store/rollup-backfill.ts';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
+import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 
 const rows = 1_000_000;
 const adminKey = 'mg-admin-million-rows-0123456789';

@@ -17,7 +17,7 @@ import { createClient } from 'redis';
 import { defaultCatalog } from '../../src/config/catalog.ts';
 import { connectPostgres } from '../../src/store/postgres/connection.ts';
 import { countTextTokens } from '../../src/tokenizer/count-tokens.ts';
-import { alphaAuth, betaAuth, post } from '../helpers/e2e.ts';
+import { alphaAuth, betaAuth, post } from '../kit/e2e.ts';
 import {
   missingBinary,
   missingPostgres,
@@ -25,8 +25,8 @@ import {
   startRedis,
   type RealPostgres,
   type RealRedis,
-} from '../helpers/real-servers.ts';
-import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
+} from '../kit/real-servers.ts';
+import { startRecordingUpstream, type RecordingUpstream } from '../kit/recording-upstream.ts';
 
 const skip = missingBinary('redis-server');
 const skipPostgres = skip ?? missingPostgres();

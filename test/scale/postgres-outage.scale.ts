@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, test } from 'node:test';
 import { connectPostgres, type PgConnection } from '../../src/store/postgres/connection.ts';
-import { alphaAuth, post } from '../helpers/e2e.ts';
-import { missingPostgres, startPostgres, type RealPostgres } from '../helpers/real-servers.ts';
+import { alphaAuth, post } from '../kit/e2e.ts';
+import { missingPostgres, startPostgres, type RealPostgres } from '../kit/real-servers.ts';
 
 const skip = missingPostgres();
 const root = join(import.meta.dirname, '../..');

@@ -24,7 +24,7 @@ import { PgUsageReports } from '../../src/store/postgres/pg-usage-reports.ts';
 import { StoreUnavailableError } from '../../src/store/store-errors.ts';
 import { embeddedStores } from '../../src/store/stores.ts';
 import type { LedgerRow } from '../../src/usage/ledger.ts';
-import { missingPostgres, startPostgres, type RealPostgres } from '../helpers/real-servers.ts';
+import { missingPostgres, startPostgres, type RealPostgres } from '../kit/real-servers.ts';
 
 const skip = missingPostgres();
 const root = join(import.meta.dirname, '../..');

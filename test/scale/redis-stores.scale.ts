@@ -14,7 +14,7 @@ import { RedisBudgets } from '../../src/limits/redis/redis-budgets.ts';
 import { RedisConnection } from '../../src/limits/redis/redis-connection.ts';
 import { RedisRateLimitStore } from '../../src/limits/redis/redis-rate-limit-store.ts';
 import { FailoverRateLimitStore } from '../../src/limits/store-failover.ts';
-import { missingBinary, startRedis, type RealRedis } from '../helpers/real-servers.ts';
+import { missingBinary, startRedis, type RealRedis } from '../kit/real-servers.ts';
 
 const skip = missingBinary('redis-server');
 const limits = {

@@ -12,7 +12,7 @@ import { foldStream } from '../../src/ir/fold-stream.ts';
 import { checkStreamEvents } from '../../src/ir/check-stream-events.ts';
 import type { StreamEvent } from '../../src/ir/index.ts';
 import { SseParser } from '../../src/sse/parse-sse.ts';
-import { codecs, specFamilies, type SpecFamily } from '../helpers/spec-families.ts';
+import { codecs, specFamilies, type SpecFamily } from '../kit/spec-families.ts';
 
 let counter = 0;
 const context = { generateId: (prefix: string) => `${prefix}${++counter}`, now: () => 1_700_000_000_000 };

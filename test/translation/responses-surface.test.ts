@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import { responsesSurface } from '../../src/families/responses/index.ts';
 import { type JsonObject, type StreamEvent } from '../../src/ir/index.ts';
 import { SseParser } from '../../src/sse/parse-sse.ts';
-import { codecs, specFamilies } from '../helpers/spec-families.ts';
+import { codecs, specFamilies } from '../kit/spec-families.ts';
 
 const target = { baseUrl: 'http://upstream', apiKey: 'up-key', model: 'upstream-model' };
 const weather = {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GatewayError, type ChatRequest } from '../../ir/index.ts';
 import { decodeRequest } from './decode-request.ts';
-import { fixtureJson } from './test-support.ts';
+import { fixtureJson } from './test-kit.ts';
 
 function decode(body: unknown): ChatRequest {
   return decodeRequest({ body, route: {} });

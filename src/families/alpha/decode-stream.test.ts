@@ -5,7 +5,7 @@ import { checkStreamEvents } from '../../ir/check-stream-events.ts';
 import { foldStream } from '../../ir/fold-stream.ts';
 import type { ChatResponse, StreamEvent } from '../../ir/index.ts';
 import { decodeResponse } from './decode-response.ts';
-import { decodeSse, fixtureJson, fixtureSse, testContext } from './test-support.ts';
+import { decodeSse, fixtureJson, fixtureSse, testContext } from './test-kit.ts';
 
 const streamFixtures = [
   'text',

@@ -4,7 +4,7 @@ import { GatewayError, type ChatRequest } from '../../ir/index.ts';
 import type { UpstreamTarget } from '../codec.ts';
 import { decodeRequest } from './decode-request.ts';
 import { encodeRequest } from './encode-request.ts';
-import { fixtureJson } from './test-support.ts';
+import { fixtureJson } from './test-kit.ts';
 
 const target: UpstreamTarget = {
   baseUrl: 'https://api.example',

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { GatewayError, type StreamEvent, type Usage } from '../../ir/index.ts';
 import type { ResponseContext } from '../codec.ts';
 import { createStreamEncoder } from './encode-stream.ts';
-import { decodeSse } from './test-support.ts';
+import { decodeSse } from './test-kit.ts';
 
 const usage: Usage = { inputTokens: 1200, outputTokens: 40, cacheReadTokens: 1024, cacheWriteTokens: 0 };
 

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { GatewayError, type GatewayErrorKind } from '../../ir/index.ts';
 import { readUpstreamError } from '../shared/upstream-errors.ts';
 import { decodeErrorBody, encodeError, streamError } from './errors.ts';
-import { fixtureText } from './test-support.ts';
+import { fixtureText } from './test-kit.ts';
 
 test('every kind has its A status, type and code; param and retry-after are carried', () => {
   const expected: Array<[GatewayErrorKind, number, string, string | null]> = [

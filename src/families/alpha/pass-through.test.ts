@@ -4,7 +4,7 @@ import type { ChatRequest, JsonObject } from '../../ir/index.ts';
 import type { ResponseContext } from '../codec.ts';
 import { decodeRequest } from './decode-request.ts';
 import { passThrough } from './pass-through.ts';
-import { fixtureJson, fixtureText } from './test-support.ts';
+import { fixtureJson, fixtureText } from './test-kit.ts';
 
 const target = { baseUrl: 'http://localhost:8000', apiKey: 'sk-up', model: 'gpt-4o-2024-08-06' };
 

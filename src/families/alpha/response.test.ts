@@ -4,7 +4,7 @@ import type { ChatResponse } from '../../ir/index.ts';
 import type { ResponseContext } from '../codec.ts';
 import { decodeResponse } from './decode-response.ts';
 import { encodeResponse } from './encode-response.ts';
-import { fixtureJson, testContext } from './test-support.ts';
+import { fixtureJson, testContext } from './test-kit.ts';
 
 const context: ResponseContext = { model: 'my-alias', includeUsage: false, legacyFunctions: false };
 

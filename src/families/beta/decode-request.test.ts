@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ChatRequest } from '../../ir/index.ts';
 import { decodeRequest } from './decode-request.ts';
-import { fixture } from './test-helpers.ts';
+import { fixture } from './test-kit.ts';
 
 function decode(body: unknown): ChatRequest {
   return decodeRequest({ body, route: {} });

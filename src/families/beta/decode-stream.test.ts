@@ -6,7 +6,7 @@ import { GatewayError } from '../../ir/index.ts';
 import { checkStreamEvents } from '../../ir/check-stream-events.ts';
 import { foldStream } from '../../ir/fold-stream.ts';
 import { decodeResponse } from './decode-response.ts';
-import { decodeChunks, decodeContext, fixture, sseFromChunks, splitAt } from './test-helpers.ts';
+import { decodeChunks, decodeContext, fixture, sseFromChunks, splitAt } from './test-kit.ts';
 
 const streams = ['tool-use', 'unicode-text', 'thinking', 'overloaded-midstream'];
 

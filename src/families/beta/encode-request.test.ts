@@ -5,7 +5,7 @@ import type { UpstreamTarget } from '../codec.ts';
 import { GatewayError, type ChatRequest } from '../../ir/index.ts';
 import { decodeRequest } from './decode-request.ts';
 import { encodeRequest } from './encode-request.ts';
-import { fixture } from './test-helpers.ts';
+import { fixture } from './test-kit.ts';
 
 const target: UpstreamTarget = { baseUrl: 'https://b.example', apiKey: 'sk-upstream', model: 'b-1-20250101' };
 

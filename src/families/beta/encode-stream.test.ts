@@ -4,7 +4,7 @@ import type { ResponseContext } from '../codec.ts';
 import type { StreamEvent, Usage } from '../../ir/index.ts';
 import { GatewayError } from '../../ir/index.ts';
 import { createStreamEncoder } from './encode-stream.ts';
-import { decodeChunks } from './test-helpers.ts';
+import { decodeChunks } from './test-kit.ts';
 
 const context: ResponseContext = { model: 'client-model', includeUsage: false, legacyFunctions: false };
 

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { GatewayError, type GatewayErrorKind } from '../../ir/index.ts';
 import { readUpstreamError } from '../shared/upstream-errors.ts';
 import { decodeErrorBody, decodeStreamError, encodeError } from './errors.ts';
-import { fixtureText } from './test-helpers.ts';
+import { fixtureText } from './test-kit.ts';
 
 test('encodeError gives the beta body, status and type for every kind', () => {
   const expected: Record<GatewayErrorKind, [number, string]> = {

@@ -5,7 +5,7 @@ import type { JsonObject } from '../../ir/index.ts';
 import { SseParser, type SseMessage } from '../../sse/parse-sse.ts';
 import { decodeRequest } from './decode-request.ts';
 import { passThrough } from './pass-through.ts';
-import { fixture, sseFromChunks } from './test-helpers.ts';
+import { fixture, sseFromChunks } from './test-kit.ts';
 
 const target: UpstreamTarget = { baseUrl: 'https://b.example', apiKey: 'sk-upstream', model: 'b-1-20250101' };
 const context: ResponseContext = { model: 'b-1', includeUsage: false, legacyFunctions: false };

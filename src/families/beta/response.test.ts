@@ -4,7 +4,7 @@ import type { ResponseContext } from '../codec.ts';
 import type { ChatResponse } from '../../ir/index.ts';
 import { decodeResponse } from './decode-response.ts';
 import { encodeResponse } from './encode-response.ts';
-import { decodeContext, fixture } from './test-helpers.ts';
+import { decodeContext, fixture } from './test-kit.ts';
 
 const responseContext: ResponseContext = {
   model: 'client-model',

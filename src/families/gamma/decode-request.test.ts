@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GatewayError, type ChatRequest } from '../../ir/index.ts';
 import { gammaCodec } from './index.ts';
-import { loadJson } from './test-support.ts';
+import { loadJson } from './test-kit.ts';
 
 function decode(body: unknown, route = { model: 'm', stream: false }): ChatRequest {
   return gammaCodec.decodeRequest({ body, route });

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { GatewayError } from '../../ir/index.ts';
 import { callId } from './decode-response.ts';
 import { gammaCodec } from './index.ts';
-import { fixedNow, loadJson, testContext } from './test-support.ts';
+import { fixedNow, loadJson, testContext } from './test-kit.ts';
 
 const created = Math.floor(fixedNow / 1000);
 

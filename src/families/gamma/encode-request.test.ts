@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { GatewayError, type ChatRequest, type Message } from '../../ir/index.ts';
 import type { UpstreamTarget } from '../codec.ts';
 import { gammaCodec } from './index.ts';
-import { loadJson } from './test-support.ts';
+import { loadJson } from './test-kit.ts';
 
 const target: UpstreamTarget = { baseUrl: 'https://upstream.invalid', apiKey: 'sk-test-key', model: 'm-001' };
 

@@ -5,7 +5,7 @@ import { GatewayError, type GatewayErrorKind } from '../../ir/index.ts';
 import { readUpstreamError } from '../shared/upstream-errors.ts';
 import { decodeErrorBody } from './errors.ts';
 import { gammaCodec } from './index.ts';
-import { loadJson } from './test-support.ts';
+import { loadJson } from './test-kit.ts';
 
 test('encodeError: every kind → status and google.rpc status name', () => {
   const expected: Array<[GatewayErrorKind, number, string]> = [

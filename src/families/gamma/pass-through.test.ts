@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ChatRequest } from '../../ir/index.ts';
 import { gammaCodec } from './index.ts';
-import { loadJson } from './test-support.ts';
+import { loadJson } from './test-kit.ts';
 
 const request: ChatRequest = {
   model: 'client-name',

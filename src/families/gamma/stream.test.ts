@@ -6,7 +6,7 @@ import { foldStream } from '../../ir/fold-stream.ts';
 import { GatewayError, type ChatResponse, type StreamEvent, type Usage } from '../../ir/index.ts';
 import { callId } from './decode-response.ts';
 import { gammaCodec } from './index.ts';
-import { decodeSse, fixedNow, loadChunks, loadJson, splitAt, sseBytes, testContext } from './test-support.ts';
+import { decodeSse, fixedNow, loadChunks, loadJson, splitAt, sseBytes, testContext } from './test-kit.ts';
 
 const created = Math.floor(fixedNow / 1000);
 const scenarios = ['stream-text', 'stream-function-call'] as const;

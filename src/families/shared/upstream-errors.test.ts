@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GatewayError, type GatewayErrorKind } from '../../ir/index.ts';
 import { readUpstreamError, retryAfterMs, upstreamErrorKind } from './upstream-errors.ts';
-import { specCodecs } from '../../../test/helpers/spec-families.ts';
+import { specCodecs } from '../../../test/kit/spec-families.ts';
 
 /** What every family's upstream status means; statuses not listed: other 4xx invalid_request, else upstream. */
 const expected: ReadonlyArray<[number, GatewayErrorKind]> = [

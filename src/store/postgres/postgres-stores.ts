@@ -6,7 +6,7 @@
 import type { Logger } from '../../log/logger.ts';
 import { UsageLedger, type Ledger, type LedgerOptions, type LedgerRow } from '../../usage/ledger.ts';
 import { StoreUnavailableError } from '../store-errors.ts';
-import type { MigrationReport, Stores } from '../stores.ts';
+import type { MigrationReport, Stores } from '../stores-contract.ts';
 import { connectPostgres, type PgConnection } from './connection.ts';
 import { LedgerOutbox } from './ledger-outbox.ts';
 import { LedgerShipper } from './ledger-shipper.ts';

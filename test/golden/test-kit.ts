@@ -16,8 +16,8 @@ import {
   startRecordingUpstream,
   type RecordingUpstream,
   type ScriptedAnswer,
-} from '../helpers/recording-upstream.ts';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
+} from '../kit/recording-upstream.ts';
+import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 import {
   answerFor,
   clientRequest,
@@ -29,7 +29,7 @@ import {
   type ScenarioName,
 } from './scenarios.ts';
 import { upstreamAnswer } from './upstream-answers.ts';
-import { specFamilies, type SpecFamily } from '../helpers/spec-families.ts';
+import { specFamilies, type SpecFamily } from '../kit/spec-families.ts';
 
 export const upstreamKeys: Record<SpecFamily, string> = {
   alpha: 'up-a-key',

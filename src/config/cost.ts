@@ -1,5 +1,5 @@
 /** What a request cost, from its usage and the model's catalog prices (USD per 1M tokens). */
-import type { ModelPricing } from '../config/catalog.ts';
+import type { ModelPricing } from './catalog.ts';
 import { uncachedInputTokens, type Usage } from '../ir/index.ts';
 
 export function costUsd(usage: Usage, pricing: ModelPricing): number {

@@ -5,9 +5,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.ts';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
-import { writeTempConfig } from '../helpers/e2e.ts';
+import { startRecordingUpstream, type RecordingUpstream } from '../kit/recording-upstream.ts';
+import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
+import { writeTempConfig } from '../kit/e2e.ts';
 
 export interface Trap {
   url: string;

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { createSimulator } from '../../src/simulator/simulator.ts';
-import type { SpecFamily } from '../helpers/spec-families.ts';
+import type { SpecFamily } from '../kit/spec-families.ts';
 
 export const fuzzSeed = Number(process.env.FUZZ_SEED ?? 20261121);
 export const fuzzRuns = (runs: number): number => Number(process.env.FUZZ_RUNS ?? runs);
