@@ -4,7 +4,7 @@
  * in-memory store and from a real redis-server on loopback, interleaved in rounds, and prints p50
  * and p99 of each and their difference. Needs `redis-server` on the PATH.
  */
-import { MemoryRateLimitStore } from '../src/limits/rate-limit-store.ts';
+import { MemoryRateLimitStore } from '../src/limits/memory-rate-limit-store.ts';
 import { RateLimiter } from '../src/limits/rate-limiter.ts';
 import { RedisConnection } from '../src/limits/redis/redis-connection.ts';
 import { RedisRateLimitStore } from '../src/limits/redis/redis-rate-limit-store.ts';

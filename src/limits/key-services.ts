@@ -15,7 +15,7 @@ import type { AdmissionControl } from './admission-control.ts';
 import { createAdmissionPolicy } from './admission-policy.ts';
 import { MemoryBudgets } from './budgets.ts';
 import { createHeaderScreen } from './header-screen.ts';
-import { MemoryRateLimitStore } from './rate-limit-store.ts';
+import { MemoryRateLimitStore } from './memory-rate-limit-store.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import type { SharedStores } from './redis/shared-stores.ts';
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { MemoryRateLimitStore, type Bucket } from './rate-limit-store.ts';
+import { MemoryRateLimitStore } from './memory-rate-limit-store.ts';
+import type { Bucket } from './rate-limit-store.ts';
 import { RateLimiter, type FamilyLimits } from './rate-limiter.ts';
 import type { FamilyId } from '../ir/index.ts';
 
@@ -13,7 +14,7 @@ const limits: Record<FamilyId, FamilyLimits> = {
 const key = { id: 'k1', rpm: undefined, tpm: undefined };
 const t0 = Date.parse('2026-01-01T00:00:00Z');
 
-test('B: 50 requests pass at once, the 51st is refused with retry-after, and one passes again 1.2 s later', async () => {
+test('B: 50 requests pass at once; the 51st is refused, still at +1.2 s, until the first leaves the window', async () => {
   const limiter = new RateLimiter(new MemoryRateLimitStore(), limits);
   for (let index = 0; index < 50; index++) {
     const admitted = await limiter.acquire(key, 'beta', 10, t0);
@@ -23,14 +24,49 @@ test('B: 50 requests pass at once, the 51st is refused with retry-after, and one
   const refused = await limiter.acquire(key, 'beta', 10, t0);
   assert.deepEqual(refused.refusal, {
     dimension: 'requests',
-    retryAfterSeconds: 2,
+    retryAfterSeconds: 60,
     exceedsLimit: false,
     requested: 1,
   });
   assert.equal(refused.state.requests.remaining, 0);
   assert.equal(refused.state.requests.resetMs, 60_000, 'full again one minute after the burst');
-  assert.ok((await limiter.acquire(key, 'beta', 10, t0 + 1_199)).refusal, 'not yet');
-  assert.equal((await limiter.acquire(key, 'beta', 10, t0 + 1_200)).refusal, undefined);
+  const later = await limiter.acquire(key, 'beta', 10, t0 + 1_200);
+  assert.equal(later.refusal?.retryAfterSeconds, 59, 'no refill: the window still holds 50');
+  assert.equal(later.state.requests.resetMs, 58_800);
+  assert.ok((await limiter.acquire(key, 'beta', 10, t0 + 59_999)).refusal, 'not yet');
+  const again = await limiter.acquire(key, 'beta', 10, t0 + 60_000);
+  assert.equal(again.refusal, undefined, 'the burst left the window');
+  assert.equal(again.state.requests.remaining, 49);
+});
+
+test('requests spread over the minute: the 51st waits for the oldest to leave, then one more each time one does', async () => {
+  const limiter = new RateLimiter(new MemoryRateLimitStore(), limits);
+  for (let index = 0; index < 50; index++)
+    assert.equal((await limiter.acquire(key, 'beta', 10, t0 + index * 1_000)).refusal, undefined);
+  const refused = await limiter.acquire(key, 'beta', 10, t0 + 50_000);
+  assert.equal(refused.refusal?.retryAfterSeconds, 10, 'the first (at 0 s) leaves at 60 s');
+  assert.equal(refused.state.requests.resetMs, 59_000, 'full again when the newest (at 49 s) leaves');
+  assert.equal((await limiter.acquire(key, 'beta', 10, t0 + 60_000)).refusal, undefined);
+  const next = await limiter.acquire(key, 'beta', 10, t0 + 60_000);
+  assert.equal(next.refusal?.retryAfterSeconds, 1, 'the second (at 1 s) leaves at 61 s');
+  const screened = await limiter.waitForAny(key, 'beta', t0 + 60_000);
+  assert.equal(screened.waitMs, 1_000);
+  assert.equal(screened.dimension, 'requests');
+});
+
+test('a refund frees a slot: the request it admitted leaves the window, not another one', async () => {
+  const limiter = new RateLimiter(new MemoryRateLimitStore(), limits);
+  const first = await limiter.acquire(key, 'beta', 10, t0);
+  for (let index = 1; index < 25; index++) await limiter.acquire(key, 'beta', 10, t0);
+  for (let index = 0; index < 25; index++) await limiter.acquire(key, 'beta', 10, t0 + 30_000);
+  assert.ok((await limiter.acquire(key, 'beta', 10, t0 + 31_000)).refusal, 'full');
+  // The first request never went out (e.g. its dispatch was refused): it is given back.
+  await limiter.release(key, 'beta', 10, first.at, t0 + 31_000);
+  const refilled = await limiter.acquire(key, 'beta', 10, t0 + 31_000);
+  assert.equal(refilled.refusal, undefined, 'the refund freed one slot');
+  assert.ok((await limiter.acquire(key, 'beta', 10, t0 + 31_000)).refusal, 'only one');
+  // At 60 s the 24 left of the burst at 0 s leave: 26 remain (25 at 30 s, 1 at 31 s).
+  assert.equal((await limiter.state(key, 'beta', t0 + 60_000)).requests.remaining, 24);
 });
 
 test('families and keys have separate windows; a key override replaces the family default', async () => {
@@ -77,7 +113,7 @@ test('concurrent draws at one instant: exactly the limit is admitted', async () 
   assert.equal(results.filter((result) => result.refusal === undefined).length, 60);
 });
 
-test('GCRA bound: admitted units up to time t never exceed limit + t × limit / period', () => {
+test('GCRA (tokens) bound: admitted units up to time t never exceed limit + t × limit / period', () => {
   fc.assert(
     fc.property(
       fc.integer({ min: 1, max: 100 }),
@@ -89,7 +125,7 @@ test('GCRA bound: admitted units up to time t never exceed limit + t × limit / 
       ),
       (limit, draws) => {
         const store = new MemoryRateLimitStore();
-        const bucket: Bucket = { id: 'b', limit, periodMs: 60_000 };
+        const bucket: Bucket = { id: 'b', limit, periodMs: 60_000, kind: 'gcra' };
         let now = t0;
         let admitted = 0;
         for (const { gap, amount } of draws) {
@@ -97,6 +133,65 @@ test('GCRA bound: admitted units up to time t never exceed limit + t × limit / 
           if (store.drawNow([{ bucket, amount }], now).allowed) admitted += amount;
           assert.ok(admitted <= limit + ((now - t0) * limit) / 60_000 + 1e-6);
         }
+      },
+    ),
+  );
+});
+
+test('window (requests): the same decisions as counting every admission of the last period, refunds included', () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 30 }),
+      fc.array(
+        fc.record({
+          gap: fc.integer({ min: 0, max: 20_000 }),
+          amount: fc.integer({ min: 1, max: 4 }),
+          refund: fc.boolean(),
+        }),
+        { maxLength: 200 },
+      ),
+      (limit, steps) => {
+        const periodMs = 60_000;
+        const store = new MemoryRateLimitStore();
+        const bucket: Bucket = { id: 'w', limit, periodMs, kind: 'window' };
+        // The oracle: every admission ever made, with its time; a refund deletes its own.
+        let admissions: { at: number; amount: number }[] = [];
+        const inWindow = (now: number): number =>
+          admissions.filter(({ at }) => at > now - periodMs).reduce((sum, { amount }) => sum + amount, 0);
+        let now = t0;
+        for (const { gap, amount, refund } of steps) {
+          now += gap;
+          const expected = inWindow(now) + amount <= limit;
+          const result = store.drawNow([{ bucket, amount }], now);
+          assert.equal(result.allowed, expected);
+          assert.equal(
+            result.states[0]?.remaining,
+            Math.max(0, limit - inWindow(now) - (expected ? amount : 0)),
+          );
+          if (!expected) {
+            // The wait it names is exact: a millisecond earlier still refused, then admitted.
+            if (amount > limit) assert.equal(result.retryAfterMs, Number.POSITIVE_INFINITY);
+            else {
+              assert.ok(inWindow(now + result.retryAfterMs) + amount <= limit);
+              assert.ok(inWindow(now + result.retryAfterMs - 1) + amount > limit);
+            }
+            continue;
+          }
+          admissions.push({ at: result.at, amount });
+          if (refund) {
+            const back = admissions[Math.floor(admissions.length / 2)];
+            if (back === undefined) continue;
+            store.adjustNow({ bucket, amount: -back.amount, at: back.at }, now);
+            admissions = admissions.filter((admission) => admission !== back);
+          }
+        }
+        // No period, wherever it starts, holds more than the limit.
+        for (const { at } of admissions)
+          assert.ok(
+            admissions
+              .filter((other) => other.at >= at && other.at < at + periodMs)
+              .reduce((sum, other) => sum + other.amount, 0) <= limit,
+          );
       },
     ),
   );
@@ -111,5 +206,7 @@ test('keys declared unlimited are metered, never refused: the headers still coun
     states.map((state) => state.requests.remaining),
     [1, 0, 0],
   );
-  assert.equal(states[2]?.requests.resetMs, 90_000, 'over-drawn: full again after 3 × 30 s');
+  assert.equal(states[2]?.requests.resetMs, 60_000, 'over-drawn: full again when the last leaves the window');
+  assert.equal((await limiter.state(metered, 'beta', t0 + 59_999)).requests.remaining, 0);
+  assert.equal((await limiter.state(metered, 'beta', t0 + 60_000)).requests.remaining, 2);
 });

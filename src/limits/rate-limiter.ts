@@ -1,7 +1,8 @@
 /**
- * Requests and tokens per minute, per client key × model family. Tokens are reserved before the
- * call (prompt tokens + the request's max output) and reconciled with the real usage after it.
- * Both windows are drawn in one atomic step: a request takes a request and its tokens, or nothing.
+ * Requests and tokens per minute, per client key × model family. Requests are an exact sliding
+ * window (no minute holds more than the limit); tokens a continuously refilling GCRA bucket, reserved
+ * before the call (prompt tokens + the request's max output) and reconciled with the real usage
+ * after it. Both are drawn in one atomic step: a request takes a request and its tokens, or nothing.
  */
 import type { RateLimitState } from '../families/codec.ts';
 import type { FamilyId } from '../ir/index.ts';
@@ -35,6 +36,8 @@ export interface Acquisition {
   local: boolean;
   /** Undefined when admitted. */
   refusal: Refusal | undefined;
+  /** The store's time of the admission: what `release` names to take exactly it back. */
+  at: number;
 }
 
 export interface AnyRequestWait {
@@ -84,12 +87,14 @@ export class RateLimiter {
   acquisition(result: DrawResult, tokens: number, requestCount: number, now: number): Acquisition {
     const state = toState(result.states, now);
     const local = result.local === true;
-    if (result.allowed) return { state, local, refusal: undefined };
+    const at = result.at;
+    if (result.allowed) return { state, local, refusal: undefined, at };
     const dimension = result.refusedBy === 0 ? 'requests' : 'tokens';
     const exceedsLimit = !Number.isFinite(result.retryAfterMs);
     return {
       state,
       local,
+      at,
       refusal: {
         dimension,
         retryAfterSeconds: exceedsLimit ? minute / 1000 : Math.max(1, Math.ceil(result.retryAfterMs / 1000)),
@@ -131,10 +136,20 @@ export class RateLimiter {
     await this.#store.adjust({ bucket: tokens, amount: used - reserved }, now);
   }
 
-  /** Gives back a whole admission (a request refused later, e.g. by its budget). */
-  async release(key: LimitedKey, family: FamilyId, tokens: number, now: number): Promise<void> {
+  /**
+   * Gives back a whole admission (a request that never went out): its `requestCount` requests
+   * leave the window (those recorded at `admittedAt`, the acquisition's `at`) and its tokens go back.
+   */
+  async release(
+    key: LimitedKey,
+    family: FamilyId,
+    tokens: number,
+    admittedAt: number,
+    now: number,
+    requestCount = 1,
+  ): Promise<void> {
     const [requests, tokenBucket] = this.#buckets(key, family);
-    await this.#store.adjust({ bucket: requests, amount: -1 }, now);
+    await this.#store.adjust({ bucket: requests, amount: -requestCount, at: admittedAt }, now);
     await this.#store.adjust({ bucket: tokenBucket, amount: -tokens }, now);
   }
 
@@ -144,19 +159,13 @@ export class RateLimiter {
    * refusal whatever the request's body holds, so it can be decided before the body is read.
    */
   async waitForAny(key: LimitedKey, family: FamilyId, now: number): Promise<AnyRequestWait> {
-    const buckets = this.#buckets(key, family);
-    const states = await this.#store.peek(buckets, now);
+    const states = await this.#store.peek(this.#buckets(key, family), now);
     let waitMs = 0;
     let dimension: Refusal['dimension'] = 'requests';
     states.forEach((state, index) => {
-      const bucket = buckets[index];
-      if (state.remaining >= 1 || bucket === undefined) return;
-      // GCRA: one unit fits once the theoretical arrival time is within a period less one interval.
-      const wait = state.resetMs + bucket.periodMs / bucket.limit - bucket.periodMs;
-      if (wait > waitMs) {
-        waitMs = wait;
-        dimension = index === 0 ? 'requests' : 'tokens';
-      }
+      if (state.remaining >= 1 || state.nextMs <= waitMs) return;
+      waitMs = state.nextMs;
+      dimension = index === 0 ? 'requests' : 'tokens';
     });
     return { state: toState(states, now), waitMs, dimension };
   }
@@ -193,12 +202,14 @@ export class RateLimiter {
           owner: key.id,
           limit: limits.requestsPerMinute,
           periodMs: minute,
+          kind: 'window',
         },
         {
           id: `${key.id}\u0000${family}\u0000tokens`,
           owner: key.id,
           limit: limits.tokensPerMinute,
           periodMs: minute,
+          kind: 'gcra',
         },
       ];
       byFamily[family] = buckets;

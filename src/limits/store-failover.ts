@@ -7,14 +7,8 @@
  * The shared store's own breaker makes a dead store cost nothing per request once detected.
  */
 import { GatewayError } from '../ir/index.ts';
-import {
-  MemoryRateLimitStore,
-  type Bucket,
-  type BucketState,
-  type Draw,
-  type DrawResult,
-  type RateLimitStore,
-} from './rate-limit-store.ts';
+import { MemoryRateLimitStore } from './memory-rate-limit-store.ts';
+import type { Bucket, BucketState, Draw, DrawResult, RateLimitStore } from './rate-limit-store.ts';
 
 export type StoreFailureMode = 'closed' | 'local';
 
@@ -86,7 +80,7 @@ export class FailoverRateLimitStore implements RateLimitStore {
   }
 
   #localDraws(draws: readonly Draw[]): Draw[] {
-    return draws.map(({ bucket, amount }) => ({ bucket: this.#share(bucket), amount }));
+    return draws.map((draw) => ({ ...draw, bucket: this.#share(draw.bucket) }));
   }
 
   /** This process's share of a bucket: the limit ÷ instances (at least one unit). */

@@ -1,6 +1,6 @@
 /**
  * The Redis stores against a real redis-server: the same trace gives the same decisions as the
- * embedded store, concurrent admissions from several connections (as from several instances)
+ * embedded store (a burst that GCRA would refill included, and refunds), concurrent admissions from several connections (as from several instances)
  * are exact, budget holds expire and settle once, and a frozen Redis costs a bounded wait:
  * `closed` refuses with a 503 error, `local` admits the per-process share.
  */
@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from 'redis';
 import { GatewayError } from '../../src/ir/index.ts';
-import { MemoryRateLimitStore } from '../../src/limits/rate-limit-store.ts';
-import { RateLimiter } from '../../src/limits/rate-limiter.ts';
+import { MemoryRateLimitStore } from '../../src/limits/memory-rate-limit-store.ts';
+import { RateLimiter, type Acquisition } from '../../src/limits/rate-limiter.ts';
 import { RedisBudgets } from '../../src/limits/redis/redis-budgets.ts';
 import { RedisConnection } from '../../src/limits/redis/redis-connection.ts';
 import { RedisRateLimitStore } from '../../src/limits/redis/redis-rate-limit-store.ts';
@@ -90,6 +90,80 @@ describe('Redis stores', { skip }, () => {
     );
   });
 
+  test('a burst of 50 on rpm 50, then 2.5 s later (two slots back under GCRA): both stores still refuse until the first leaves the window; a refund frees one slot in both', async () => {
+    const shared = new RateLimiter(new RedisRateLimitStore(await connection(), prefix()), limits);
+    const embedded = new RateLimiter(new MemoryRateLimitStore(), limits);
+    const key = { id: 'burst', rpm: undefined, tpm: undefined };
+    const both = async (): Promise<[Acquisition, Acquisition]> => {
+      const now = Date.now();
+      return Promise.all([shared.acquire(key, 'beta', 10, now), embedded.acquire(key, 'beta', 10, now)]);
+    };
+    const started = Date.now();
+    const burst: [Acquisition, Acquisition][] = [];
+    for (let index = 0; index < 52; index++) burst.push(await both());
+    const decision = ([a, b]: [Acquisition, Acquisition]): [string, string] => [
+      a.refusal?.dimension ?? 'admit',
+      b.refusal?.dimension ?? 'admit',
+    ];
+    assert.deepEqual(burst.map(decision), [
+      ...Array.from({ length: 50 }, () => ['admit', 'admit']),
+      ['requests', 'requests'],
+      ['requests', 'requests'],
+    ]);
+    for (const acquired of burst[50] ?? []) {
+      const retryAfter = acquired.refusal?.retryAfterSeconds ?? 0;
+      assert.ok(
+        retryAfter >= 55 && retryAfter <= 60,
+        `retry-after ${retryAfter}: when the first leaves the window`,
+      );
+      assert.equal(acquired.state.requests.remaining, 0);
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 2_500 - (Date.now() - started))));
+    const after = [await both(), await both(), await both()];
+    assert.deepEqual(
+      after.map(decision),
+      Array.from({ length: 3 }, () => ['requests', 'requests']),
+    );
+
+    // The burst's first request never went out: each store takes back the admission it recorded.
+    const [sharedFirst, embeddedFirst] = burst[0] ?? [];
+    assert.ok(sharedFirst !== undefined && embeddedFirst !== undefined);
+    const now = Date.now();
+    await shared.release(key, 'beta', 10, sharedFirst.at, now);
+    await embedded.release(key, 'beta', 10, embeddedFirst.at, now);
+    const refunded = [await both(), await both()];
+    assert.deepEqual(refunded.map(decision), [
+      ['admit', 'admit'],
+      ['requests', 'requests'],
+    ]);
+  });
+
+  test('a window in Redis: a list of at most `limit` admission times expiring a period after its newest; headers from it', async () => {
+    const space = prefix();
+    const made = await connection();
+    const limiter = new RateLimiter(new RedisRateLimitStore(made, space), limits);
+    const key = { id: 'listed', rpm: 3, tpm: undefined };
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    try {
+      const listKey = `${space}{listed}:listed:beta:requests:window`;
+      const first = await limiter.acquire(key, 'beta', 10, Date.now());
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await limiter.acquire(key, 'beta', 10, Date.now());
+      // A metered key draws without a check: still only `limit` entries are kept.
+      const charged = await limiter.charge(key, 'beta', 10, Date.now(), 5);
+      assert.equal(await client.lLen(listKey), 3);
+      assert.equal(charged.requests.remaining, 0);
+      const ttl = await client.pTTL(listKey);
+      assert.ok(ttl > 55_000 && ttl <= 60_000, `ttl ${ttl}`);
+      const [oldest] = await client.lRange(listKey, 0, 0);
+      assert.ok(Number(oldest) > first.at, 'the first admission was pushed out by the metered ones');
+      assert.ok(charged.requests.resetMs > 55_000 && charged.requests.resetMs <= 60_000);
+    } finally {
+      await client.quit();
+    }
+  });
+
   test('500 concurrent admissions from three connections on one key with rpm 50: exactly 50', async () => {
     const space = prefix();
     const limiters = await Promise.all(
@@ -102,8 +176,10 @@ describe('Redis stores', { skip }, () => {
       ),
     );
     assert.equal(results.filter((result) => result.refusal === undefined).length, 50);
-    const refused = results.find((result) => result.refusal !== undefined);
-    assert.ok(refused?.refusal !== undefined && refused.refusal.retryAfterSeconds >= 1);
+    // No refill: a refused request waits for the first admission to leave the window.
+    const refused = results.filter((result) => result.refusal !== undefined);
+    assert.equal(refused.length, 450);
+    assert.ok(refused.every((result) => (result.refusal?.retryAfterSeconds ?? 0) >= 50));
   });
 
   test('a budget of 9.5 worst cases under 50 concurrent reservations from three connections: exactly 10 admitted; settles charge once', async () => {

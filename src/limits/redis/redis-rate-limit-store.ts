@@ -1,8 +1,9 @@
 /**
  * Rate-limit buckets in Redis, shared by every gateway instance and worker: each operation is one
  * EVALSHA of `bucketsScript`, which reads every bucket, checks them all and writes them all (or
- * none) on the server's clock. A client's buckets share a hash tag (`{owner}`), so they live in
- * one slot and one script can touch them all on a Redis Cluster too.
+ * none) on the server's clock, with the embedded store's rules (a window: a list of admission
+ * times; GCRA: a leaky bucket in integers). A client's buckets share a hash tag (`{owner}`), so
+ * they live in one slot and one script can touch them all on a Redis Cluster too.
  */
 import type { Bucket, BucketState, Draw, DrawResult, RateLimitStore } from '../rate-limit-store.ts';
 import { type RedisConnection, script } from './redis-connection.ts';
@@ -44,6 +45,7 @@ export class RedisRateLimitStore implements RateLimitStore {
       states: this.#states(draws, reply, offset),
       refusedBy: allowed ? undefined : (reply[offset + 1] ?? 0),
       retryAfterMs: retry < 0 ? Number.POSITIVE_INFINITY : retry,
+      at: reply[offset + 3] ?? 0,
     };
   }
 
@@ -67,15 +69,19 @@ export class RedisRateLimitStore implements RateLimitStore {
     return reply as number[];
   }
 
-  /** The buckets' Redis keys and, per bucket, the script's four arguments. */
+  /** The buckets' Redis keys and, per bucket, the script's five arguments. */
   bucketArguments(draws: readonly Draw[]): { keys: string[]; args: number[] } {
     const keys: string[] = [];
     const args: number[] = [];
-    for (const { bucket, amount } of draws) {
-      const scaled = this.#scaledOf(bucket);
+    for (const { bucket, amount, at } of draws) {
       keys.push(this.#keyOf(bucket));
       // Whole units only: the store works in integers (an estimate is already whole).
-      args.push(Math.round(amount), scaled.step, scaled.leak, scaled.cap);
+      if (bucket.kind === 'window')
+        args.push(Math.round(amount), 1, Math.round(bucket.periodMs), Math.round(bucket.limit), at ?? 0);
+      else {
+        const scaled = this.#scaledOf(bucket);
+        args.push(Math.round(amount), 0, scaled.step, scaled.leak, scaled.cap);
+      }
     }
     return { keys, args };
   }
@@ -83,15 +89,18 @@ export class RedisRateLimitStore implements RateLimitStore {
   #states(draws: readonly Draw[], reply: readonly number[], offset = 0): BucketState[] {
     return draws.map(({ bucket }, index) => ({
       limit: bucket.limit,
-      remaining: reply[offset + 3 + index * 2] ?? 0,
-      resetMs: reply[offset + 4 + index * 2] ?? 0,
+      remaining: reply[offset + 4 + index * 3] ?? 0,
+      resetMs: reply[offset + 5 + index * 3] ?? 0,
+      nextMs: reply[offset + 6 + index * 3] ?? 0,
     }));
   }
 
   #keyOf(bucket: Bucket): string {
     let key = this.#keys.get(bucket);
     if (key === undefined) {
-      key = `${this.#prefix}{${bucket.owner ?? bucket.id}}:${bucket.id.replaceAll('\u0000', ':')}`;
+      // A window is a list, a GCRA bucket a hash: never one name for both (a rolling upgrade).
+      const kind = bucket.kind === 'window' ? ':window' : '';
+      key = `${this.#prefix}{${bucket.owner ?? bucket.id}}:${bucket.id.replaceAll('\u0000', ':')}${kind}`;
       this.#keys.set(bucket, key);
     }
     return key;
