@@ -357,7 +357,7 @@ function staticKeysOf(environment: Environment): string[] {
     .filter((key) => key.length > 0);
 }
 
-/** Issue #4: the admin key, per-family rate limits, the shutdown drain. */
+/** The key policy's settings: the admin key, per-family rate limits, the shutdown drain. */
 function keyPolicyConfig(
   file: ConfigFile,
   environment: Environment,

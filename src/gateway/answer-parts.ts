@@ -57,6 +57,8 @@ export function endStream(
     costUsd: cost,
     completed: outcome.completed,
     error: outcome.error,
+    // By choice index, possibly with holes (a cut stream): the reasons that arrived, in order.
+    finishReasons: Object.values(outcome.finishReasons),
     servedBy: entry.name,
     records,
   };
@@ -68,6 +70,7 @@ export function sendJsonAnswer(
   entry: ModelEntry,
   body: JsonObject,
   usage: Usage,
+  finishReasons: readonly string[],
   headers: ResponseHeaders,
   records: readonly AttemptRecord[],
 ): Delivery {
@@ -81,6 +84,7 @@ export function sendJsonAnswer(
     costUsd: cost,
     completed: true,
     error: undefined,
+    finishReasons,
     servedBy: entry.name,
     records,
   };

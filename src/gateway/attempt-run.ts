@@ -15,10 +15,12 @@ import { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import { ResponseTooLarge } from '../upstream/upstream-call.ts';
 import { toGatewayError } from '../upstream/upstream-errors.ts';
+import type { AfterDispatch } from './admission.ts';
 import type { Attempt, StrictDecode } from './attempt.ts';
 import type { ChatCall } from './chat-call.ts';
 import type { AttemptRecord } from './delivery.ts';
 import type { PreparedRequest } from './prepare-request.ts';
+import type { ResponseHeaders } from './response-sink.ts';
 
 /** What the attempts of one request share (one object per request). */
 export interface Delivering extends StrictDecode {
@@ -29,7 +31,7 @@ export interface Delivering extends StrictDecode {
    * Admission's work for once the first upstream request is on its way (metering a key that is
    * never refused); taken by the first call sent, awaited before any answer starts.
    */
-  afterDispatch: (() => Promise<void>) | undefined;
+  afterDispatch: AfterDispatch | undefined;
   /** Every upstream call of the request, as each is reported (the `Delivery`'s records). */
   records: AttemptRecord[];
 }
@@ -86,10 +88,10 @@ export class AttemptRun {
     try {
       response = await pending;
     } catch (error) {
-      if (metering !== undefined) await metering;
+      if (metering !== undefined) this.#answerHeaders(await metering);
       return { ok: false, failure: failureOf(error, timers) };
     }
-    if (metering !== undefined) await metering;
+    if (metering !== undefined) this.#answerHeaders(await metering);
     record.status = response.status;
     record.headersMs = performance.now() - timers.startedAt;
     if (response.status >= 200 && response.status < 300) {
@@ -144,6 +146,11 @@ export class AttemptRun {
       record.firstByteMs = this.timers.firstByteMs;
       this.#report(record);
     }
+  }
+
+  /** What admission's after-dispatch work found for the answer (a metered key's rate-limit state). */
+  #answerHeaders(headers: ResponseHeaders | undefined): void {
+    if (headers !== undefined) Object.assign(this.#delivering.call.sink.headers, headers);
   }
 
   /** A call's record is final: it joins the request's records, and `onAttempt` is told. */

@@ -14,12 +14,13 @@ import { GatewayError, isJsonObject } from '../ir/index.ts';
 import { AttemptPlan } from '../routing/attempt-plan.ts';
 import type { ModelRoute } from '../routing/deployment.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
+import type { AfterDispatch } from './admission.ts';
 import { answerHeaders, endStream, sendJsonAnswer, startStream } from './answer-parts.ts';
 import { attemptFor } from './attempt.ts';
 import { AttemptRun, clientGone, isRehearsal, type Delivering } from './attempt-run.ts';
 import type { ChatCall } from './chat-call.ts';
 import { decodeContext, parseUpstreamJson, readBodyText } from './decode-context.ts';
-import type { Delivery, DeliveryResult } from './delivery.ts';
+import { finishReasonName, type Delivery, type DeliveryResult } from './delivery.ts';
 import { fanOut } from './fan-out.ts';
 import type { PreparedRequest } from './prepare-request.ts';
 import { streamPassThrough, streamTranslated, type StreamControl } from './stream-pipeline.ts';
@@ -29,7 +30,7 @@ export async function deliver(
   call: ChatCall,
   prepared: PreparedRequest,
   route: ModelRoute,
-  afterDispatch: (() => Promise<void>) | undefined,
+  afterDispatch: AfterDispatch | undefined,
 ): Promise<DeliveryResult> {
   const plan = new AttemptPlan(route, route.retry, route.clock, isRehearsal(call.headers));
   const delivering: Delivering = {
@@ -109,7 +110,8 @@ async function answerJson(run: AttemptRun, response: UpstreamResponse): Promise<
       ? passThrough.rewriteResponse(upstreamBody, context)
       : call.surface.encodeResponse({ ...decoded, model: context.model }, context);
   const headers = answerHeaders(attempt.entry, attempt.notes, attempt.upstreamRequest.warnings);
-  return sendJsonAnswer(call, attempt.entry, body, decoded.usage, headers, run.allRecords);
+  const finishReasons = decoded.choices.map((choice) => finishReasonName(choice.finishReason));
+  return sendJsonAnswer(call, attempt.entry, body, decoded.usage, finishReasons, headers, run.allRecords);
 }
 
 async function answerStream(run: AttemptRun, response: UpstreamResponse): Promise<Delivery | undefined> {

@@ -4,7 +4,7 @@
  * got (or the error it got instead), with the records of every call made for it. Types only, importing nothing of the gateway, so every delivery file (and every
  * reader of its results) can depend on it without a cycle.
  */
-import type { FamilyId, GatewayError, GatewayErrorKind, Usage } from '../ir/index.ts';
+import type { FamilyId, FinishReason, GatewayError, GatewayErrorKind, Usage } from '../ir/index.ts';
 
 /**
  * One upstream call made for a client request (a request may make several: fan-out, retries,
@@ -49,6 +49,13 @@ export interface StreamOutcome {
   error: GatewayError | undefined;
   /** Something reached the client (its stream started). */
   started: boolean;
+  /** Each choice's finish reason as it arrived (`finishReasonName`), by choice index. */
+  finishReasons: string[];
+}
+
+/** A choice's finish reason as telemetry names it: the upstream's own value when known, else the unified one. */
+export function finishReasonName(reason: FinishReason): string {
+  return reason.raw ?? reason.unified;
 }
 
 /** An answer reached the client (whole, or ended in-band by a failure). */
@@ -62,6 +69,8 @@ export interface Delivery {
   completed: boolean;
   /** Why an answer that had started did not complete. */
   error: GatewayError | undefined;
+  /** Why each choice stopped (`finishReasonName`); fewer than the choices when a stream was cut. */
+  finishReasons: readonly string[];
   /** Catalog name of the model that answered (a fallback's when the model's deployments failed). */
   servedBy: string;
   /** Every upstream call made for the request (retries, fallbacks, each call of a fan-out), in the order they ended. */

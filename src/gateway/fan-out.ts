@@ -19,7 +19,7 @@ import type { UpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
 import { answerHeaders, endStream, sendJsonAnswer, startStream } from './answer-parts.ts';
 import type { AttemptRun } from './attempt-run.ts';
 import { decodeContext, parseUpstreamJson, readBodyText } from './decode-context.ts';
-import type { Delivery, StreamOutcome } from './delivery.ts';
+import { finishReasonName, type Delivery, type StreamOutcome } from './delivery.ts';
 import { pump, scrubbing, streamFailure, writeRest, type StreamControl } from './stream-pipeline.ts';
 
 /** The n calls of `run`; undefined when they failed in a way that allows another attempt. */
@@ -75,7 +75,8 @@ export async function fanOut(run: AttemptRun): Promise<Delivery | undefined> {
   run.answered();
   run.finish(false);
   const body = call.surface.encodeResponse({ ...merged, model: context.model }, context);
-  return sendJsonAnswer(call, entry, body, merged.usage, headers, run.allRecords);
+  const finishReasons = merged.choices.map((choice) => finishReasonName(choice.finishReason));
+  return sendJsonAnswer(call, entry, body, merged.usage, finishReasons, headers, run.allRecords);
 }
 
 export async function mergeResponses(
@@ -116,7 +117,13 @@ export async function mergeStreams(
   const encoder = surface.createStreamEncoder(context);
   const usages: Usage[] = responses.map(() => ({ ...emptyUsage }));
   const total = (): Usage => usages.reduce<Usage>((sum, usage) => addUsage(sum, usage), { ...emptyUsage });
-  const outcome: StreamOutcome = { usage: undefined, completed: false, error: undefined, started: false };
+  const outcome: StreamOutcome = {
+    usage: undefined,
+    completed: false,
+    error: undefined,
+    started: false,
+    finishReasons: [],
+  };
   let buffer = '';
   const take = (): string => {
     const text = buffer;
@@ -149,6 +156,7 @@ export async function mergeStreams(
         buffer += encoder.encode({ type: 'error', error: event.error });
         for (const response of responses) response.cancel();
       } else {
+        if (event.type === 'finish') outcome.finishReasons[call] = finishReasonName(event.finishReason);
         buffer += encoder.encode({ ...event, choice: call });
       }
     };

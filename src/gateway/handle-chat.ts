@@ -1,13 +1,15 @@
 /**
  * One chat request, any surface to any family: prepare (decode, resolve, validate) → admit
  * (per-client policy) → deliver (upstream call, answer in the surface's shape) → settle.
- * Errors before the answer starts are thrown as `GatewayError`; the server encodes them.
+ * A request that was never admitted throws its `GatewayError` (admission's is a `Refusal`, with its
+ * headers); an admitted one returns its result, `Undelivered` when no answer started: either way the
+ * server encodes the error in the surface's shape.
  */
 import { GatewayError } from '../ir/index.ts';
 import type { Admit } from './admission.ts';
 import type { ChatCall } from './chat-call.ts';
 import { deliver } from './deliver.ts';
-import type { Delivery, DeliveryResult } from './delivery.ts';
+import type { DeliveryResult } from './delivery.ts';
 import type { ImageFetcher } from './fetch-images.ts';
 import { prepareRequest } from './prepare-request.ts';
 import type { ModelResolver } from './resolve-model.ts';
@@ -30,12 +32,13 @@ export async function handleChat<Context>(
   call: ChatCall,
   dependencies: ChatDependencies<Context>,
   context: Context,
-): Promise<Delivery> {
+): Promise<DeliveryResult> {
   const prepared = await prepareRequest(call, dependencies.models, {
     images: dependencies.images,
     strictOutputTokens: dependencies.strictOutputTokens,
   });
   const admission = await dependencies.admission.admit(call, prepared, context);
+  Object.assign(call.sink.headers, admission.headers);
   let result: DeliveryResult = crashed;
   try {
     const route = dependencies.upstreams.route(prepared.entry);
@@ -44,7 +47,6 @@ export async function handleChat<Context>(
     // Once, whatever happened (a bug's throw settles as an internal error with no attempt known).
     admission.settle(result);
   }
-  if (!result.delivered) throw result.error;
   return result;
 }
 

@@ -15,7 +15,7 @@ import type { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import type { UpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
 import { toGatewayError } from '../upstream/upstream-errors.ts';
-import type { StreamOutcome } from './delivery.ts';
+import { finishReasonName, type StreamOutcome } from './delivery.ts';
 import type { ResponseSink } from './response-sink.ts';
 
 /** How a pipeline opens the client's stream and keeps the upstream call's timers informed. */
@@ -83,7 +83,13 @@ export async function streamTranslated(
   control: StreamControl,
 ): Promise<StreamOutcome> {
   const encoder = surface.createStreamEncoder(context);
-  const outcome: StreamOutcome = { usage: undefined, completed: false, error: undefined, started: false };
+  const outcome: StreamOutcome = {
+    usage: undefined,
+    completed: false,
+    error: undefined,
+    started: false,
+    finishReasons: [],
+  };
   let buffer = '';
   let ended = false;
   const emit = (event: StreamEvent): void => {
@@ -132,7 +138,13 @@ export async function streamPassThrough(
   response: UpstreamResponse,
   control: StreamControl,
 ): Promise<StreamOutcome> {
-  const outcome: StreamOutcome = { usage: undefined, completed: false, error: undefined, started: false };
+  const outcome: StreamOutcome = {
+    usage: undefined,
+    completed: false,
+    error: undefined,
+    started: false,
+    finishReasons: [],
+  };
   let buffer = '';
   // Everything is forwarded verbatim except errors: an upstream's error text may quote its key or
   // account, so errors (sent by the upstream or detected here) are re-encoded from the decoded error.
@@ -197,6 +209,7 @@ function observe(outcome: StreamOutcome, event: StreamEvent): void {
   if (event.type === 'usage' || event.type === 'message-end') outcome.usage = event.usage;
   if (event.type === 'message-end') outcome.completed = true;
   if (event.type === 'error') outcome.error = event.error;
+  if (event.type === 'finish') outcome.finishReasons[event.choice] = finishReasonName(event.finishReason);
 }
 
 function abandon(response: UpstreamResponse, outcome: StreamOutcome): StreamOutcome {

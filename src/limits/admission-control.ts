@@ -25,15 +25,14 @@ export interface ScreenQuery {
   entry: ModelEntry | undefined;
   /** The path selects streaming (C); false when the body decides. */
   stream: boolean;
-  headers: ResponseHeaders;
   context: RequestContext;
 }
 
 export interface AdmissionControl extends Admit<RequestContext> {
   /**
-   * From the headers alone, before the body is read: the error `admit` would give whatever the
+   * From the headers alone, before the body is read: the refusal `admit` would give whatever the
    * body holds (a spent budget, no request left in any family the key may call, a model the path
-   * names that the key may not use), with its headers set; undefined when the body must decide.
+   * names that the key may not use), carrying its headers; undefined when the body must decide.
    */
   screen?(query: ScreenQuery): Promise<GatewayError | undefined>;
   /**

@@ -7,10 +7,11 @@
  */
 import type { ModelEntry, ModelPricing } from '../config/catalog.ts';
 import type { SurfaceCodec } from '../families/codec.ts';
-import type { Admission } from '../gateway/admission.ts';
+import { AdmissionRefusal, type Admission } from '../gateway/admission.ts';
 import type { ChatCall } from '../gateway/chat-call.ts';
 import type { DeliveryResult } from '../gateway/delivery.ts';
 import type { PreparedRequest } from '../gateway/prepare-request.ts';
+import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import { GatewayError, type FamilyId } from '../ir/index.ts';
 import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
 import type { Logger } from '../log/logger.ts';
@@ -98,7 +99,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
   ): Admission => {
     const { entry } = prepared;
     const held: Held = { key, estimate: undefined, reservation: undefined };
-    const afterDispatch = async (): Promise<void> => {
+    const afterDispatch = async (): Promise<ResponseHeaders | undefined> => {
       try {
         const estimate = await estimateRequest(prepared.request, entry, dependencies.pricingFor(entry));
         held.estimate = estimate;
@@ -109,12 +110,14 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
           clock(),
           candidatesOf(prepared),
         );
-        setLimitHeaders(call.surface, call.sink.headers, context, state);
+        return call.surface.rateLimitHeaders(state);
       } catch (error) {
         logger.error('limits store failed', { cause: error instanceof Error ? error.message : 'unknown' });
+        return undefined;
       }
     };
     return {
+      headers: {},
       afterDispatch,
       settle(result: DeliveryResult) {
         settleWith(call, prepared, context, held, result);
@@ -160,15 +163,17 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
       const family = entry.family;
       // The request's model, for what is told of it afterwards (metrics, spans), refused or not.
       context.model = entry.name;
+      // The answer's headers, refused or not: the rate-limit state, and why not to retry.
+      const headers: ResponseHeaders = {};
       const refuse = (error: GatewayError): never => {
         ledger.append(refusalRow(call, prepared, context, error, clock()));
-        throw error;
+        throw new AdmissionRefusal(error, headers);
       };
       const key = keys.byId(call.clientId);
       // Revoked between authentication and here (a reload in between).
       if (key === undefined) return refuse(new GatewayError('authentication', 'Invalid or missing API key'));
       const report = async (): Promise<void> => {
-        setLimitHeaders(call.surface, call.sink.headers, context, await limiter.state(key, family, now));
+        Object.assign(headers, call.surface.rateLimitHeaders(await limiter.state(key, family, now)));
       };
 
       if (key.models !== undefined && !key.models.has(entry.name)) {
@@ -203,21 +208,22 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
         if ('over' in held) {
           await report();
           // A spent budget does not come back by waiting: tells the SDKs not to retry.
-          call.sink.headers['x-should-retry'] = 'false';
+          headers['x-should-retry'] = 'false';
           return refuse(overBudget(held.over.spentUsd, held.over.budgetUsd));
         }
         reservation = held.reservation;
         acquired = held.acquired;
       } else acquired = await limiter.acquire(key, family, estimate.tokens, now, requests);
-      setLimitHeaders(call.surface, call.sink.headers, context, acquired.state);
+      Object.assign(headers, call.surface.rateLimitHeaders(acquired.state));
       // Decided by this process alone while the shared store was unreachable (`onStoreFailure: local`).
-      if (acquired.local) call.sink.headers['x-modelgate-limits'] = 'local';
+      if (acquired.local) headers['x-modelgate-limits'] = 'local';
       if (acquired.refusal !== undefined) {
         if (reservation !== undefined) quietly(budgets.release(reservation));
         return refuse(rateLimited(acquired.refusal, family, limiter.limitsFor(key, family)));
       }
 
       return {
+        headers,
         afterDispatch: undefined,
         settle(result: DeliveryResult) {
           settleWith(call, prepared, context, { key, estimate, reservation }, result);
@@ -236,16 +242,6 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
 /** `n` candidates count as n requests: a family without native `n` makes n upstream calls. */
 function candidatesOf(prepared: PreparedRequest): number {
   return Math.max(1, prepared.request.sampling.candidateCount ?? 1);
-}
-
-export function setLimitHeaders(
-  surface: SurfaceCodec,
-  headers: Record<string, string | string[]>,
-  context: RequestContext,
-  state: Parameters<SurfaceCodec['rateLimitHeaders']>[0],
-): void {
-  Object.assign(headers, surface.rateLimitHeaders(state));
-  context.limitsReported = true;
 }
 
 /** A key not allowed a model: the family's permission error, or model-not-found where it has none. */

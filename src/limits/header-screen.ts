@@ -9,7 +9,9 @@ import type { ScreenQuery } from './admission-control.ts';
 import { familyIds } from '../families/registry.ts';
 import { GatewayError, type FamilyId } from '../ir/index.ts';
 import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
-import { modelDenied, overBudget, setLimitHeaders } from './admission-policy.ts';
+import { AdmissionRefusal } from '../gateway/admission.ts';
+import type { ResponseHeaders } from '../gateway/response-sink.ts';
+import { modelDenied, overBudget } from './admission-policy.ts';
 import type { LedgerSink } from '../usage/ledger.ts';
 import { headerRefusalRow } from '../usage/ledger-rows.ts';
 import type { BudgetStore } from './budgets.ts';
@@ -57,19 +59,20 @@ export function createHeaderScreen(
     // The family whose windows an early refusal describes: the model's, else the surface's own.
     const own = surface.family;
     const shown = entry?.family ?? (families.includes(own) ? own : (families[0] ?? own));
+    const headers: ResponseHeaders = {};
     const report = async (): Promise<void> => {
-      setLimitHeaders(surface, query.headers, query.context, await limiter.state(key, shown, now));
+      Object.assign(headers, surface.rateLimitHeaders(await limiter.state(key, shown, now)));
     };
     if (entry !== undefined && key.models !== undefined && !key.models.has(entry.name)) {
       await report();
-      return modelDenied(surface, entry.name);
+      return new AdmissionRefusal(modelDenied(surface, entry.name), headers);
     }
     if (key.budgetUsd !== undefined) {
       const spent = budgets.spent(key.id);
       if (spent >= key.budgetUsd) {
         await report();
-        query.headers['x-should-retry'] = 'false';
-        return overBudget(spent, key.budgetUsd);
+        headers['x-should-retry'] = 'false';
+        return new AdmissionRefusal(overBudget(spent, key.budgetUsd), headers);
       }
     }
     let soonest: { family: FamilyId; wait: AnyRequestWait } | undefined;
@@ -81,17 +84,18 @@ export function createHeaderScreen(
       if (soonest === undefined || wait.waitMs < soonest.wait.waitMs) soonest = { family, wait };
     }
     if (soonest === undefined) return undefined;
-    setLimitHeaders(surface, query.headers, query.context, shownState ?? soonest.wait.state);
+    Object.assign(headers, surface.rateLimitHeaders(shownState ?? soonest.wait.state));
     const seconds = Math.max(1, Math.ceil(soonest.wait.waitMs / 1000));
     const where =
       families.length === 1
         ? `on the ${soonest.family} family: limit ${limitOf(limiter, key, soonest.family, soonest.wait.dimension)}`
         : `on every family this key may call (${families.join(', ')})`;
-    return new GatewayError(
+    const limited = new GatewayError(
       'rate_limited',
       `Rate limit reached for ${soonest.wait.dimension} per minute ${where}. Try again in ${seconds}s.`,
       { retryAfterSeconds: seconds },
     );
+    return new AdmissionRefusal(limited, headers);
   };
   // A refusal for a model the path named gets its ledger row, as `admit`'s refusals do.
   return async (query) => {

@@ -13,6 +13,7 @@ import { defaultSurface, matchSurface, resembledSurface } from '../families/regi
 import { createDashboard, type Dashboard } from '../dashboard/dashboard-route.ts';
 import type { WatchedLedger } from '../dashboard/live-tail.ts';
 import { countTokens } from '../gateway/count-tokens.ts';
+import { AdmissionRefusal } from '../gateway/admission.ts';
 import { handleChat, type ChatCall, type ChatDependencies } from '../gateway/handle-chat.ts';
 import { generateId } from '../gateway/ids.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
@@ -277,7 +278,6 @@ async function route(
     requestId,
     surface: pathname.startsWith('/api/') ? 'unified' : surface.id,
     timeline,
-    limitsReported: false,
   };
   const tracer = dependencies.tracer;
   if (tracer !== undefined) tracer.begin(context, request.headers);
@@ -288,6 +288,7 @@ async function route(
   let key: ClientKey | undefined;
   let body: unknown;
   let watch: BodyWatch | undefined;
+  let admitted = false;
   try {
     if (match === undefined)
       throw new GatewayError('unknown_route', `No route for ${request.method ?? ''} ${safePath(pathname)}`);
@@ -314,7 +315,6 @@ async function route(
         entry: pathModel === undefined ? undefined : dependencies.models.resolve(pathModel),
         stream: match.route.stream ?? false,
         countTokens: match.route.countTokens === true,
-        headers: sink.headers,
         context,
       },
       state.guards,
@@ -380,7 +380,11 @@ async function route(
           : (record, headers) => tracer.attemptSending(context, record, headers),
     };
     if (turn !== undefined) call.turn = turn.turn;
-    const delivery = await handleChat(call, dependencies, context);
+    const result = await handleChat(call, dependencies, context);
+    // Admitted: the answer carries admission's rate-limit headers, whatever happens next.
+    admitted = true;
+    if (!result.delivered) throw result.error;
+    const delivery = result;
     await turn?.finish();
     const errorKind = delivery.completed
       ? undefined
@@ -392,7 +396,8 @@ async function route(
     // rest of the upload is not read, the connection closes after the answer.
     if (!request.complete) sink.headers.connection = 'close';
     watch?.finish();
-    if (key !== undefined && !context.limitsReported && !response.headersSent) {
+    if (error instanceof AdmissionRefusal) Object.assign(sink.headers, error.headers);
+    else if (key !== undefined && !admitted && !response.headersSent) {
       await describeLimits(
         state,
         key,

@@ -10,7 +10,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ModelEntry } from '../config/catalog.ts';
 import type { SurfaceCodec } from '../families/codec.ts';
-import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import type { AdmissionControl } from '../limits/admission-control.ts';
 import type { RequestContext } from '../usage/request-context.ts';
 import type { BodyGuard, BodyWatch } from '../http/body-guard.ts';
@@ -33,8 +32,6 @@ export interface BeforeBodyRequest {
   stream: boolean;
   /** A token count, not a generation: never admitted, so never screened by budget or rate limits. */
   countTokens: boolean;
-  /** The answer's headers (an early refusal puts its rate-limit headers there). */
-  headers: ResponseHeaders;
   context: RequestContext;
 }
 
@@ -55,7 +52,6 @@ export async function beforeBody(
         surface: input.surface,
         entry: input.entry,
         stream: input.stream,
-        headers: input.headers,
         context: input.context,
       });
   if (refusal !== undefined) throw refusal;

@@ -12,7 +12,7 @@ const migrations: readonly string[] = [
      created_at INTEGER NOT NULL,
      revoked_at INTEGER
    )`,
-  // Issue #4: key policies, spend, a generation counter the key cache polls, the usage ledger.
+  // Version 2: key policies, spend, a generation counter the key cache polls, the usage ledger.
   `ALTER TABLE client_keys ADD COLUMN models TEXT;
    ALTER TABLE client_keys ADD COLUMN budget_usd REAL;
    ALTER TABLE client_keys ADD COLUMN rpm INTEGER;

@@ -11,7 +11,7 @@ import { attemptKind } from '../metrics/gateway-metrics.ts';
 import { errorType } from '../metrics/labels.ts';
 import type { RequestEnd } from './tracer.ts';
 
-export type SpanAttributes = Record<string, string | number | boolean>;
+export type SpanAttributes = Record<string, string | number | boolean | string[]>;
 
 /** Content put on a span is cut to this many characters. */
 const maxContentChars = 16_384;
@@ -30,7 +30,7 @@ export function serverSpanAttributes(context: RequestContext, end: RequestEnd): 
   const delivery = end.delivery;
   if (delivery !== undefined) {
     attributes['gen_ai.response.model'] = delivery.servedBy;
-    Object.assign(attributes, usageAttributes(delivery.usage, delivery.costUsd));
+    Object.assign(attributes, answerAttributes(delivery));
   }
   return attributes;
 }
@@ -48,8 +48,15 @@ export function attemptSpanAttributes(
   if (record.error !== undefined) attributes['error.type'] = errorType(record.error);
   if (delivery !== undefined) {
     attributes['gen_ai.response.model'] = record.upstreamModel;
-    Object.assign(attributes, usageAttributes(delivery.usage, delivery.costUsd));
+    Object.assign(attributes, answerAttributes(delivery));
   }
+  return attributes;
+}
+
+function answerAttributes(delivery: Delivery): SpanAttributes {
+  const attributes = usageAttributes(delivery.usage, delivery.costUsd);
+  if (delivery.finishReasons.length > 0)
+    attributes['gen_ai.response.finish_reasons'] = [...delivery.finishReasons];
   return attributes;
 }
 

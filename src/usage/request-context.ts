@@ -6,8 +6,6 @@ export interface RequestContext {
   /** How the client called: `unified` or the surface family. */
   surface: string;
   timeline: RequestTimeline;
-  /** Set once the rate-limit headers are on the answer. */
-  limitsReported: boolean;
   /** The catalog model the request named, once resolved (for metrics). */
   model?: string;
   /** The request's W3C trace id: the client's `traceparent`, or the gateway's span when tracing. */

@@ -1,8 +1,8 @@
 /**
  * Hostile-client probes for the chaos suite: one key hogging slots with slow uploads (and
  * reconnecting), and many connections sending most of a large body without finishing it. Each
- * measures what the other clients and the process see meanwhile. The full profile is the issue's
- * reproduction at size (`npm run chaos`); the short one (inside `npm test`) the same at a scale a
+ * measures what the other clients and the process see meanwhile. The full profile is the attack
+ * at full size (`npm run chaos`); the short one (inside `npm test`) the same at a scale a
  * test run affords.
  */
 import { connect, type Socket } from 'node:net';

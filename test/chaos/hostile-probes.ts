@@ -1,5 +1,5 @@
 /**
- * Issue #10's CPU and upstream-memory probes, full size, for `npm run chaos`: the gateway runs as
+ * The hostile-input CPU and upstream-memory probes, full size, for `npm run chaos`: the gateway runs as
  * its own process (its event loop and RSS are then its own) with the simulator as its default
  * upstream for family B and C, and a flooding fake upstream for family A.
  *

@@ -83,7 +83,7 @@ async function finishedSpans(exporter: InMemorySpanExporter, count: number): Pro
   return exporter.getFinishedSpans();
 }
 
-function ask(url: string, headers: Record<string, string> = {}): Promise<Response> {
+function ask(url: string, headers: Record<string, string> = {}, stream = false): Promise<Response> {
   return fetch(`${url}/v1/messages`, {
     method: 'POST',
     headers: {
@@ -95,6 +95,7 @@ function ask(url: string, headers: Record<string, string> = {}): Promise<Respons
     body: JSON.stringify({
       model: 'B-1',
       max_tokens: 32,
+      stream,
       system: 'Answer briefly.',
       messages: [{ role: 'user', content: 'a secret prompt' }],
     }),
@@ -125,7 +126,10 @@ describe('traces of a request retried, then served by a fallback', () => {
     const response = await ask(started.gateway.url, {
       traceparent: `00-${clientTraceId}-${clientSpanId}-01`,
     });
-    const body = (await response.json()) as { usage: { input_tokens: number; output_tokens: number } };
+    const body = (await response.json()) as {
+      stop_reason: string;
+      usage: { input_tokens: number; output_tokens: number };
+    };
     assert.equal(response.status, 200, JSON.stringify(body));
     assert.equal(response.headers.get('x-modelgate-served-by'), 'B-4');
 
@@ -152,6 +156,7 @@ describe('traces of a request retried, then served by a fallback', () => {
     assert.equal(server.attributes['gen_ai.usage.output_tokens'], body.usage.output_tokens);
     assert.ok(Number(server.attributes['gen_ai.usage.input_tokens']) >= body.usage.input_tokens);
     assert.ok(Number(server.attributes['modelgate.cost_usd']) > 0);
+    assert.deepEqual(server.attributes['gen_ai.response.finish_reasons'], [body.stop_reason]);
     assert.equal(server.attributes['error.type'], undefined);
 
     // In the order they were sent.
@@ -186,6 +191,9 @@ describe('traces of a request retried, then served by a fallback', () => {
     assert.equal(fallback.attributes['gen_ai.provider.name'], 'beta');
     assert.equal(fallback.attributes['gen_ai.request.model'], 'B-4');
     assert.equal(fallback.attributes['gen_ai.usage.output_tokens'], body.usage.output_tokens);
+    assert.deepEqual(fallback.attributes['gen_ai.response.finish_reasons'], [body.stop_reason]);
+    for (const failed of [primary, retry])
+      assert.equal(failed.attributes['gen_ai.response.finish_reasons'], undefined);
     assert.equal(typeof fallback.attributes['gen_ai.usage.cache_read.input_tokens'], 'number');
     assert.equal(typeof fallback.attributes['gen_ai.usage.cache_creation.input_tokens'], 'number');
     assert.equal(fallback.attributes['error.type'], undefined);
@@ -229,6 +237,19 @@ describe('traces of a request retried, then served by a fallback', () => {
     assert.notEqual(first.spanContext().traceId, clientTraceId);
     const server = spans.find((span) => span.kind === SpanKind.SERVER);
     assert.equal(server?.parentSpanContext, undefined);
+  });
+
+  test('a streamed answer: the finish reason the stream gave is on the spans', async () => {
+    started.exporter.reset();
+    upstream.behave = () => ({ kind: 'simulate' });
+    const response = await ask(started.gateway.url, {}, true);
+    assert.equal(response.status, 200);
+    const text = await response.text();
+    const delta = /"stop_reason":"([a-z_]+)"/.exec(text);
+    assert.ok(delta !== null, 'the stream says why it stopped');
+    const spans = await finishedSpans(started.exporter, 2);
+    for (const span of spans)
+      assert.deepEqual(span.attributes['gen_ai.response.finish_reasons'], [delta[1]], span.name);
   });
 });
 

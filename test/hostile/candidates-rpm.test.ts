@@ -1,5 +1,5 @@
 /**
- * Issue #10, finding 7: `n` multiplied upstream calls past the key's RPM (an `--rpm 10` key, 12
+ * `n` must not multiply upstream calls past the key's RPM (an `--rpm 10` key, 12
  * requests with `"n":128` → 1,280 upstream calls). A request for n candidates counts n requests.
  */
 import assert from 'node:assert/strict';

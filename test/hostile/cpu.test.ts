@@ -1,5 +1,5 @@
 /**
- * Issue #10, finding 1: one request could freeze the gateway. Prompts of long unbroken runs
+ * One request must not freeze the gateway. Prompts of long unbroken runs
  * (64,000 × "一": 19 s of BPE; a 15 MB body of "x": > 10 min) were counted whole before anything
  * could refuse them. Here the gateway runs as its own process (the simulator in it, as by default)
  * and `/healthz` is timed while such requests arrive together; each is answered promptly, and a

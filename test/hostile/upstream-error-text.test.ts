@@ -1,5 +1,5 @@
 /**
- * Issue #10, finding 5: upstream error text reached clients verbatim except for the exact key
+ * Upstream error text must not leak what it carries: it once reached clients verbatim except for the exact key
  * string — the key in upper case, the key without its prefix, the upstream's base URL and an
  * internal URL, on every surface, in 400/429/500 bodies of every family and in stream errors.
  * Here every family's upstream answers with such text, and every surface is read for leaks.

@@ -1,5 +1,5 @@
 /**
- * Issue #10, findings 3 and 4: a hostile upstream could take the gateway's memory. A non-streamed
+ * A hostile upstream must not take the gateway's memory. A non-streamed
  * answer of 3,000 MiB took RSS from 180 MB to 8 GB (no answer, no log line, a held shutdown); an
  * SSE line of 50 MiB without a newline was buffered whole and re-scanned on every chunk. Now the
  * read stops at `upstreamLimits.maxResponseBytes` (502 in the surface's shape, the attempt in the
