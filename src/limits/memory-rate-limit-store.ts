@@ -18,6 +18,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
   readonly #windows = new Map<string, SlidingWindow>();
   #nextSweep = sweepAt;
 
+  /** Buckets held (for tests: idle ones are swept). */
+  get size(): number {
+    return this.#tat.size + this.#windows.size;
+  }
+
   draw(draws: readonly Draw[], now: number): Promise<DrawResult> {
     return Promise.resolve(this.drawNow(draws, now));
   }
