@@ -13,7 +13,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AdminError, adminErrorBody, routeAdmin, type AdminDependencies } from '../admin/admin-api.ts';
-import type { Database } from '../store/database.ts';
+import type { DashboardStore } from '../store/dashboard-store.ts';
 import { GatewayError } from '../ir/index.ts';
 import type { Logger } from '../log/logger.ts';
 import { isJsonContentType, parseJsonBody, readBody } from '../http/read-body.ts';
@@ -48,14 +48,14 @@ export interface Dashboard {
 
 export function createDashboard(
   admin: AdminDependencies,
-  database: Database,
+  store: DashboardStore,
   ledger: WatchedLedger,
   logger: Logger,
 ): Dashboard {
-  const sessions = new DashboardSessions(database, admin.clock);
+  const sessions = new DashboardSessions(store, admin.clock);
   const tail = new LiveTail(ledger);
   const throttle = new LoginThrottle(admin.clock);
-  const context: DashboardContext = { admin, database, sessions, tail, throttle };
+  const context: DashboardContext = { admin, store, sessions, tail, throttle };
   return {
     async handle(request, response, pathname, search) {
       try {
@@ -77,8 +77,8 @@ export function createDashboard(
 
 interface DashboardContext {
   admin: AdminDependencies;
-  /** The embedded store: rollups, the ledger, sessions. */
-  database: Database;
+  /** Either store: rollups, the ledger, sessions. */
+  store: DashboardStore;
   sessions: DashboardSessions;
   tail: LiveTail;
   throttle: LoginThrottle;
@@ -102,7 +102,7 @@ async function route(
     return;
   }
   const sessionId = readCookie(request, cookieName);
-  const session = context.sessions.find(sessionId);
+  const session = await context.sessions.find(sessionId);
   const api = pathname.startsWith('/dashboard/api/');
   if (session === undefined || sessionId === undefined) {
     if (api || method !== 'GET') throw new AdminError(401, 'not_signed_in', 'Sign in to the dashboard first');
@@ -112,7 +112,7 @@ async function route(
   if (method !== 'GET' && method !== 'HEAD') checkChange(request, session);
   if (pathname === '/dashboard/logout') {
     if (method !== 'POST') throw new AdminError(405, 'method_not_allowed', 'Use POST');
-    context.sessions.delete(sessionId);
+    await context.sessions.delete(sessionId);
     sendJson(response, 200, { signed_out: true }, { 'set-cookie': sessionCookie(request, '', 0) });
     return;
   }
@@ -173,7 +173,7 @@ async function login(
     send(response, 401, 'text/html; charset=utf-8', loginPage('That is not the admin key.'));
     return;
   }
-  const { id } = context.sessions.create();
+  const { id } = await context.sessions.create();
   redirect(response, '/dashboard', { 'set-cookie': sessionCookie(request, id, sessionLifetimeMs / 1000) });
 }
 
@@ -215,13 +215,13 @@ async function apiRoute(
     const names = await admin.store.names();
     const filter = parseRequestFilter(search, (text) => keyIdOf(names, text));
     if (typeof filter === 'string') throw new AdminError(400, 'invalid_request', filter);
-    sendJson(response, 200, requestsPage(context.database, filter, names));
+    sendJson(response, 200, await requestsPage(context.store, filter, names));
     return;
   }
   const range = parseRange(search.get('range'), now);
   if (range === undefined) throw new AdminError(400, 'invalid_request', 'range is one of 1h, 24h, 7d, 30d');
   if (resource === 'overview') {
-    sendJson(response, 200, overview(context.database, range, now));
+    sendJson(response, 200, await overview(context.store, range, now));
     return;
   }
   if (resource === 'usage') {
@@ -236,8 +236,8 @@ async function apiRoute(
       )
       .slice(0, 20);
     sendJson(response, 200, {
-      ...usageBreakdown(context.database, range, by, await admin.store.names()),
-      budgets: budgetBurnDown(context.database, range, budgeted),
+      ...(await usageBreakdown(context.store, range, by, await admin.store.names())),
+      budgets: await budgetBurnDown(context.store, range, budgeted),
     });
     return;
   }
@@ -245,7 +245,7 @@ async function apiRoute(
     sendJson(response, 200, {
       range: range.name,
       health: admin.health?.() ?? null,
-      data: modelStats(context.database, range),
+      data: await modelStats(context.store, range),
     });
     return;
   }

@@ -4,19 +4,9 @@ import { binUpperMs } from '../usage/rollups.ts';
 /** bin → count, for one point and metric. */
 export type Histogram = Map<number, number>;
 
-/** Adds a stored histogram (`bin:count bin:count …`) to `histogram`, parsed in place. */
-export function addCounts(histogram: Histogram, counts: string): void {
-  let start = 0;
-  while (start < counts.length) {
-    let end = counts.indexOf(' ', start);
-    if (end === -1) end = counts.length;
-    const colon = counts.indexOf(':', start);
-    if (colon !== -1 && colon < end) {
-      const bin = Number(counts.slice(start, colon));
-      histogram.set(bin, (histogram.get(bin) ?? 0) + Number(counts.slice(colon + 1, end)));
-    }
-    start = end + 1;
-  }
+/** Adds `other`'s counts to `histogram`. */
+export function addHistogram(histogram: Histogram, other: ReadonlyMap<number, number>): void {
+  for (const [bin, count] of other) histogram.set(bin, (histogram.get(bin) ?? 0) + count);
 }
 
 /** The values at quantiles `qs` (ascending, 0..1), or nulls for an empty histogram: one pass. */

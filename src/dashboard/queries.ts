@@ -1,55 +1,32 @@
 /**
  * What the overview, usage and models pages show, read from the rollups (never the ledger), so
- * each answer costs the same at a thousand ledger rows as at a million.
+ * each answer costs the same at a thousand ledger rows as at a million. Written once for both
+ * stores (`DashboardStore`: the same tables on each).
  */
 import type { JsonObject } from '../ir/index.ts';
-import type { Database } from '../store/database.ts';
-import { roundUsd } from '../usage/report.ts';
+import type { DashboardStore } from '../store/dashboard-store.ts';
+import { addUsageSums, emptyUsageSums, roundUsd, type UsageSums } from '../usage/report.ts';
 import { deploymentSeparator } from '../store/rollup-backfill.ts';
 import { hourMs } from '../usage/rollups.ts';
-import { addCounts, quantile, quantiles, type Histogram } from './percentiles.ts';
+import { addHistogram, quantile, quantiles, type Histogram } from './percentiles.ts';
 import { dayAndMonthStart, pointIndex, pointsOf, seriesRange, windowParts, type Range } from './ranges.ts';
 
-interface BucketRow {
-  bucket: number;
-  requests: number;
-  errors: number;
-  prompt_tokens: number;
-  cached_tokens: number;
-  cache_write_tokens: number;
-  output_tokens: number;
-  cost_usd: number;
-}
+type BucketRow = UsageSums & { bucket: number };
 
 const sums = `SUM(requests) AS requests, SUM(errors) AS errors, SUM(prompt_tokens) AS prompt_tokens,
   SUM(cached_tokens) AS cached_tokens, SUM(cache_write_tokens) AS cache_write_tokens,
   SUM(output_tokens) AS output_tokens, SUM(cost_usd) AS cost_usd`;
 
-export function overview(database: Database, exact: Range, now: number): JsonObject {
+export async function overview(store: DashboardStore, exact: Range, now: number): Promise<JsonObject> {
   // The cards cover the exact range; the charts draw it by minute for an hour, else by hour.
-  const total = { requests: 0, errors: 0, prompt: 0, cached: 0, cacheWrite: 0, output: 0, cost: 0 };
-  const totals = database.prepare(
-    `SELECT ${sums} FROM usage_rollup WHERE period = ? AND dimension = 'all' AND bucket BETWEEN ? AND ?`,
-  );
-  for (const part of windowParts(exact)) {
-    const row = totals.get(part.period, part.from, part.to) as Partial<
-      Record<keyof BucketRow, number | null>
-    >;
-    total.requests += row.requests ?? 0;
-    total.errors += row.errors ?? 0;
-    total.prompt += row.prompt_tokens ?? 0;
-    total.cached += row.cached_tokens ?? 0;
-    total.cacheWrite += row.cache_write_tokens ?? 0;
-    total.output += row.output_tokens ?? 0;
-    total.cost += row.cost_usd ?? 0;
-  }
+  const total = emptyUsageSums();
+  for (const group of await groupTotals(store, exact, 'all')) addUsageSums(total, group);
   const range = seriesRange(exact);
-  const rows = database
-    .prepare(
-      `SELECT bucket, requests, errors, prompt_tokens, cached_tokens, output_tokens
-       FROM usage_rollup WHERE period = ? AND dimension = 'all' AND bucket BETWEEN ? AND ?`,
-    )
-    .all(range.period, range.since, range.last) as unknown as BucketRow[];
+  const rows = await store.all<BucketRow>(
+    `SELECT bucket, requests, errors, prompt_tokens, cached_tokens, output_tokens
+     FROM usage_rollup WHERE period = ? AND dimension = 'all' AND bucket BETWEEN ? AND ?`,
+    [range.period, range.since, range.last],
+  );
   const points = pointsOf(range);
   const perPoint = points.map(() => ({ requests: 0, errors: 0, prompt: 0, cached: 0, output: 0 }));
   for (const row of rows) {
@@ -61,8 +38,8 @@ export function overview(database: Database, exact: Range, now: number): JsonObj
     point.cached += row.cached_tokens;
     point.output += row.output_tokens;
   }
-  const latency = latencyQuantiles(database, range, 'latency', points.length);
-  const ttft = latencyQuantiles(database, range, 'ttft', points.length);
+  const latency = await latencyQuantiles(store, range, 'latency', points.length);
+  const ttft = await latencyQuantiles(store, range, 'ttft', points.length);
   const seconds = range.step / 1000;
   const { day, month } = dayAndMonthStart(now);
   return {
@@ -73,14 +50,14 @@ export function overview(database: Database, exact: Range, now: number): JsonObj
       errors: total.errors,
       error_rate: total.requests === 0 ? 0 : total.errors / total.requests,
       requests_per_s: total.requests / ((exact.last + exact.period - exact.since) / 1000),
-      prompt_tokens: total.prompt,
-      cached_tokens: total.cached,
-      cache_write_tokens: total.cacheWrite,
-      output_tokens: total.output,
-      cost_usd: roundUsd(total.cost),
-      cache_hit_ratio: total.prompt === 0 ? 0 : total.cached / total.prompt,
+      prompt_tokens: total.prompt_tokens,
+      cached_tokens: total.cached_tokens,
+      cache_write_tokens: total.cache_write_tokens,
+      output_tokens: total.output_tokens,
+      cost_usd: roundUsd(total.cost_usd),
+      cache_hit_ratio: total.prompt_tokens === 0 ? 0 : total.cached_tokens / total.prompt_tokens,
     },
-    spend: { today_usd: spendSince(database, day), month_usd: spendSince(database, month) },
+    spend: { today_usd: await spendSince(store, day), month_usd: await spendSince(store, month) },
     series: {
       t: points.map((point) => point / 1000),
       requests_per_s: perPoint.map((point) => Math.round((point.requests / seconds) * 1000) / 1000),
@@ -99,37 +76,33 @@ export function overview(database: Database, exact: Range, now: number): JsonObj
 }
 
 /** Spend since a UTC day or month start (hour rollups: both starts fall on an hour). */
-function spendSince(database: Database, since: number): number {
-  const row = database
-    .prepare(
-      "SELECT SUM(cost_usd) AS cost FROM usage_rollup WHERE period = ? AND dimension = 'all' AND bucket >= ?",
-    )
-    .get(hourMs, since) as { cost: number | null } | undefined;
+async function spendSince(store: DashboardStore, since: number): Promise<number> {
+  const [row] = await store.all<{ cost: number | null }>(
+    "SELECT SUM(cost_usd) AS cost FROM usage_rollup WHERE period = ? AND dimension = 'all' AND bucket >= ?",
+    [hourMs, since],
+  );
   return roundUsd(row?.cost ?? 0);
 }
 
 const percentiles = [0.5, 0.95, 0.99];
 
 /** p50, p95 and p99 of one metric per point, every model together (model ''). */
-function latencyQuantiles(
-  database: Database,
+async function latencyQuantiles(
+  store: DashboardStore,
   range: Range,
   metric: 'latency' | 'ttft',
   count: number,
-): (number | null)[][] {
-  const rows = database
-    .prepare(
-      `SELECT bucket, counts FROM latency_rollup
-       WHERE period = ? AND model = '' AND bucket BETWEEN ? AND ? AND metric = ?`,
-    )
-    .all(range.period, range.since, range.last, metric) as unknown as { bucket: number; counts: string }[];
+): Promise<(number | null)[][]> {
+  const rows = await store.histograms({
+    period: range.period,
+    model: '',
+    from: range.since,
+    to: range.last,
+    step: range.step,
+    metric,
+  });
   const histograms: (Histogram | undefined)[] = new Array<Histogram | undefined>(count);
-  for (const row of rows) {
-    const index = pointIndex(range, row.bucket);
-    if (index < 0 || index >= count) continue;
-    const histogram = (histograms[index] ??= new Map<number, number>());
-    addCounts(histogram, row.counts);
-  }
+  for (const row of rows) if (row.point >= 0 && row.point < count) histograms[row.point] = row.counts;
   return Array.from(histograms, (histogram) => quantiles(histogram, percentiles));
 }
 
@@ -140,30 +113,21 @@ export function isUsageDimension(value: string): value is UsageDimension {
   return (usageDimensions as readonly string[]).includes(value);
 }
 
-type GroupTotals = BucketRow & { grp: string };
+type GroupTotals = UsageSums & { grp: string };
 
 /** Totals per value of one dimension over the range (whole hours read from the hour rollup). */
-function groupTotals(database: Database, range: Range, dimension: string): GroupTotals[] {
-  const statement = database.prepare(
-    `SELECT value AS grp, ${sums} FROM usage_rollup
-     WHERE period = ? AND dimension = ? AND bucket BETWEEN ? AND ? GROUP BY value`,
-  );
+async function groupTotals(store: DashboardStore, range: Range, dimension: string): Promise<GroupTotals[]> {
   const totals = new Map<string, GroupTotals>();
   for (const part of windowParts(range)) {
-    const rows = statement.all(part.period, dimension, part.from, part.to) as unknown as GroupTotals[];
+    const rows = await store.all<GroupTotals>(
+      `SELECT value AS grp, ${sums} FROM usage_rollup
+       WHERE period = ? AND dimension = ? AND bucket BETWEEN ? AND ? GROUP BY value`,
+      [part.period, dimension, part.from, part.to],
+    );
     for (const row of rows) {
       const sum = totals.get(row.grp);
-      if (sum === undefined) {
-        totals.set(row.grp, { ...row });
-        continue;
-      }
-      sum.requests += row.requests;
-      sum.errors += row.errors;
-      sum.prompt_tokens += row.prompt_tokens;
-      sum.cached_tokens += row.cached_tokens;
-      sum.cache_write_tokens += row.cache_write_tokens;
-      sum.output_tokens += row.output_tokens;
-      sum.cost_usd += row.cost_usd;
+      if (sum === undefined) totals.set(row.grp, { ...row });
+      else addUsageSums(sum, row);
     }
   }
   return [...totals.values()].sort(
@@ -178,30 +142,24 @@ const maxLines = 8;
  * Usage and spend by key, model or family: a table over the range and a spend series per group
  * (the largest `maxLines`, the rest as "other").
  */
-export function usageBreakdown(
-  database: Database,
+export async function usageBreakdown(
+  store: DashboardStore,
   range: Range,
   by: UsageDimension,
   names: ReadonlyMap<string, string>,
-): JsonObject {
-  const groups = groupTotals(database, range, by);
+): Promise<JsonObject> {
+  const groups = await groupTotals(store, range, by);
   const label = (group: string): string => (by === 'key' ? (names.get(group) ?? group) : group);
   const drawn = groups.slice(0, maxLines).map((group) => group.grp);
   const lineOf = new Map(drawn.map((group, index) => [group, index]));
   // Drawn by hour past an hour's range, summed per point in SQL.
   const series = seriesRange(range);
-  const rows = database
-    .prepare(
-      `SELECT (bucket - ?) / ? AS point, value AS grp, SUM(cost_usd) AS cost_usd,
-         SUM(prompt_tokens + output_tokens) AS tokens FROM usage_rollup
-       WHERE period = ? AND dimension = ? AND bucket BETWEEN ? AND ? GROUP BY point, grp`,
-    )
-    .all(series.since, series.step, series.period, by, series.since, series.last) as unknown as {
-    point: number;
-    grp: string;
-    cost_usd: number;
-    tokens: number;
-  }[];
+  const rows = await store.all<{ point: number; grp: string; cost_usd: number; tokens: number }>(
+    `SELECT (bucket - ?) / ? AS point, value AS grp, SUM(cost_usd) AS cost_usd,
+       SUM(prompt_tokens + output_tokens) AS tokens FROM usage_rollup
+     WHERE period = ? AND dimension = ? AND bucket BETWEEN ? AND ? GROUP BY point, grp`,
+    [series.since, series.step, series.period, by, series.since, series.last],
+  );
   const points = pointsOf(series);
   const lineCount = drawn.length + (groups.length > maxLines ? 1 : 0);
   const cost = Array.from({ length: lineCount }, () => points.map(() => 0));
@@ -252,29 +210,21 @@ export interface BudgetedKey {
  * Budget burn-down: what each key with a budget had left at the end of each bucket, worked back
  * from its lifetime spend now (the spend after a bucket is added back).
  */
-export function budgetBurnDown(database: Database, exact: Range, keys: readonly BudgetedKey[]): JsonObject {
+export async function budgetBurnDown(
+  store: DashboardStore,
+  exact: Range,
+  keys: readonly BudgetedKey[],
+): Promise<JsonObject> {
   const range = seriesRange(exact);
   const points = pointsOf(range);
   const t = points.map((point) => point / 1000);
   if (keys.length === 0) return { t, keys: [] };
-  const rows = database
-    .prepare(
-      `SELECT value AS key_id, (bucket - ?) / ? AS point, SUM(cost_usd) AS cost_usd FROM usage_rollup
-       WHERE period = ? AND dimension = 'key' AND bucket BETWEEN ? AND ?
-         AND value IN (${keys.map(() => '?').join(', ')}) GROUP BY key_id, point`,
-    )
-    .all(
-      range.since,
-      range.step,
-      range.period,
-      range.since,
-      range.last,
-      ...keys.map((key) => key.id),
-    ) as unknown as {
-    key_id: string;
-    point: number;
-    cost_usd: number;
-  }[];
+  const rows = await store.all<{ key_id: string; point: number; cost_usd: number }>(
+    `SELECT value AS key_id, (bucket - ?) / ? AS point, SUM(cost_usd) AS cost_usd FROM usage_rollup
+     WHERE period = ? AND dimension = 'key' AND bucket BETWEEN ? AND ?
+       AND value IN (${keys.map(() => '?').join(', ')}) GROUP BY key_id, point`,
+    [range.since, range.step, range.period, range.since, range.last, ...keys.map((key) => key.id)],
+  );
   const spent = new Map(keys.map((key) => [key.id, points.map(() => 0)]));
   for (const row of rows) {
     const line = spent.get(row.key_id);
@@ -315,17 +265,17 @@ interface DeploymentRow {
   overhead_count: number;
 }
 
-export function modelStats(database: Database, range: Range): JsonObject[] {
-  const statement = database.prepare(
-    `SELECT value, SUM(requests) AS requests, SUM(errors) AS errors,
-       SUM(attempts) AS attempts, SUM(retries) AS retries, SUM(fallbacks) AS fallbacks,
-       SUM(overhead_ms) AS overhead_ms, SUM(overhead_count) AS overhead_count
-     FROM usage_rollup WHERE period = ? AND dimension = 'deployment' AND bucket BETWEEN ? AND ?
-     GROUP BY value`,
-  );
+export async function modelStats(store: DashboardStore, range: Range): Promise<JsonObject[]> {
   const merged = new Map<string, DeploymentRow>();
   for (const part of windowParts(range))
-    for (const row of statement.all(part.period, part.from, part.to) as unknown as DeploymentRow[]) {
+    for (const row of await store.all<DeploymentRow>(
+      `SELECT value, SUM(requests) AS requests, SUM(errors) AS errors,
+         SUM(attempts) AS attempts, SUM(retries) AS retries, SUM(fallbacks) AS fallbacks,
+         SUM(overhead_ms) AS overhead_ms, SUM(overhead_count) AS overhead_count
+       FROM usage_rollup WHERE period = ? AND dimension = 'deployment' AND bucket BETWEEN ? AND ?
+       GROUP BY value`,
+      [part.period, part.from, part.to],
+    )) {
       const sum = merged.get(row.value);
       if (sum === undefined) merged.set(row.value, { ...row });
       else
@@ -341,8 +291,8 @@ export function modelStats(database: Database, range: Range): JsonObject[] {
           sum[field] += row[field];
     }
   const rows = [...merged.values()].sort((left, right) => left.value.localeCompare(right.value));
-  const latency = modelLatency(
-    database,
+  const latency = await modelLatency(
+    store,
     range,
     new Set(rows.map((row) => row.value.split(deploymentSeparator)[0] ?? '')),
   );
@@ -368,23 +318,28 @@ export function modelStats(database: Database, range: Range): JsonObject[] {
 }
 
 /** Per model: one index range per model (the models are few; all of them at once would scan every bucket). */
-function modelLatency(database: Database, range: Range, models: Iterable<string>): Map<string, Histogram> {
-  const statement = database.prepare(
-    `SELECT metric, counts FROM latency_rollup WHERE period = ? AND model = ? AND bucket BETWEEN ? AND ?`,
-  );
+async function modelLatency(
+  store: DashboardStore,
+  range: Range,
+  models: Iterable<string>,
+): Promise<Map<string, Histogram>> {
   const histograms = new Map<string, Histogram>();
   const parts = windowParts(range);
   for (const model of models)
     for (const part of parts) {
-      const rows = statement.all(part.period, model, part.from, part.to) as unknown as {
-        metric: string;
-        counts: string;
-      }[];
-      for (const row of rows) {
+      // One point over the whole part: its buckets summed.
+      const step = part.to - part.from + part.period;
+      for (const row of await store.histograms({
+        period: part.period,
+        model,
+        from: part.from,
+        to: part.to,
+        step,
+      })) {
         const id = `${row.metric}:${model}`;
         let histogram = histograms.get(id);
         if (histogram === undefined) histograms.set(id, (histogram = new Map<number, number>()));
-        addCounts(histogram, row.counts);
+        addHistogram(histogram, row.counts);
       }
     }
   return histograms;

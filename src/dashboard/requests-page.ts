@@ -4,11 +4,11 @@
  * ledger's (created_at) or (key_id, created_at) index, which both end with the row id. Filters the
  * indexes do not cover (model, surface, outcome) look at most `scanRows` rows per page: a rare
  * value answers with fewer rows and a cursor to search further back, never with a full scan.
- * Filters are fixed SQL with bound values.
+ * Filters are fixed SQL with bound values. Both stores keep the same columns and indexes for it (on
+ * PostgreSQL the indexes end with the ledger's `id` column explicitly).
  */
-import type { SQLInputValue } from 'node:sqlite';
 import type { JsonObject } from '../ir/index.ts';
-import type { Database } from '../store/database.ts';
+import type { DashboardStore, SqlValue } from '../store/dashboard-store.ts';
 
 export const maxPageSize = 200;
 /** Rows one page may look at for the filters no index covers. */
@@ -64,14 +64,15 @@ interface LedgerPageRow {
   id: number;
   request_id: string;
   attempt: number;
-  final: number;
+  /** 1/0 in the embedded store, a boolean in PostgreSQL. */
+  final: number | boolean;
   created_at: number;
   key_id: string;
   surface: string;
   model: string;
   family: string;
   deployment: string | null;
-  stream: number;
+  stream: number | boolean;
   status: number;
   upstream_status: number | null;
   outcome: string;
@@ -86,15 +87,15 @@ interface LedgerPageRow {
   overhead_ms: number | null;
 }
 
-export function requestsPage(
-  database: Database,
+export async function requestsPage(
+  store: DashboardStore,
   filter: RequestFilter,
   names: ReadonlyMap<string, string>,
-): JsonObject {
+): Promise<JsonObject> {
   // Inner: the rows in index order (key and cursor, both index-backed). Outer: the other filters,
   // over at most `scanRows` of them when there are any.
   const inner: string[] = [];
-  const innerValues: SQLInputValue[] = [];
+  const innerValues: SqlValue[] = [];
   if (filter.keyId !== undefined) {
     inner.push('key_id = ?');
     innerValues.push(filter.keyId);
@@ -104,7 +105,7 @@ export function requestsPage(
     innerValues.push(filter.before.createdAt, filter.before.id);
   }
   const outer: string[] = [];
-  const outerValues: SQLInputValue[] = [];
+  const outerValues: SqlValue[] = [];
   if (filter.model !== undefined) {
     outer.push('model = ?');
     outerValues.push(filter.model);
@@ -122,27 +123,25 @@ export function requestsPage(
   const order = 'ORDER BY created_at DESC, id DESC';
   const bounded = outer.length > 0;
   const source = bounded
-    ? `(SELECT * FROM usage_ledger ${innerWhere} ${order} LIMIT ${scanRows}) WHERE ${outer.join(' AND ')}`
+    ? `(SELECT * FROM usage_ledger ${innerWhere} ${order} LIMIT ${scanRows}) AS scanned WHERE ${outer.join(' AND ')}`
     : `usage_ledger ${innerWhere}`;
-  const rows = database
-    .prepare(
-      `SELECT id, request_id, attempt, final, created_at, key_id, surface, model, family, deployment,
-         stream, status, upstream_status, outcome, error, prompt_tokens, cached_tokens,
-         cache_write_tokens, output_tokens, cost_usd, latency_ms, ttft_ms, overhead_ms
-       FROM ${source} ${order} LIMIT ?`,
-    )
-    .all(...innerValues, ...outerValues, filter.limit + 1) as unknown as LedgerPageRow[];
+  const rows = await store.all<LedgerPageRow>(
+    `SELECT id, request_id, attempt, final, created_at, key_id, surface, model, family, deployment,
+       stream, status, upstream_status, outcome, error, prompt_tokens, cached_tokens,
+       cache_write_tokens, output_tokens, cost_usd, latency_ms, ttft_ms, overhead_ms
+     FROM ${source} ${order} LIMIT ?`,
+    [...innerValues, ...outerValues, filter.limit + 1],
+  );
   const page = rows.slice(0, filter.limit);
   let next: string | null = null;
   const last = page[page.length - 1];
   if (rows.length > filter.limit && last !== undefined) next = `${last.created_at}.${last.id}`;
   else if (bounded) {
     // Fewer matches than a page in the rows looked at: carry on from the last row looked at.
-    const scanned = database
-      .prepare(
-        `SELECT created_at, id FROM usage_ledger ${innerWhere} ${order} LIMIT 1 OFFSET ${scanRows - 1}`,
-      )
-      .get(...innerValues) as { created_at: number; id: number } | undefined;
+    const [scanned] = await store.all<{ created_at: number; id: number }>(
+      `SELECT created_at, id FROM usage_ledger ${innerWhere} ${order} LIMIT 1 OFFSET ${scanRows - 1}`,
+      innerValues,
+    );
     if (scanned !== undefined) next = `${scanned.created_at}.${scanned.id}`;
   }
   return {
@@ -151,7 +150,7 @@ export function requestsPage(
       id: row.id,
       request_id: row.request_id,
       attempt: row.attempt,
-      final: row.final === 1,
+      final: row.final === true || row.final === 1,
       created_at: new Date(row.created_at).toISOString(),
       key_id: row.key_id,
       key: names.get(row.key_id) ?? row.key_id,
@@ -159,7 +158,7 @@ export function requestsPage(
       model: row.model,
       family: row.family,
       deployment: row.deployment,
-      stream: row.stream === 1,
+      stream: row.stream === true || row.stream === 1,
       status: row.status,
       upstream_status: row.upstream_status,
       outcome: row.outcome,

@@ -23,8 +23,8 @@ import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { Logger } from '../log/logger.ts';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
-import type { Database } from '../store/database.ts';
 import type { AdmissionControl } from '../limits/admission-control.ts';
+import type { DashboardStore } from '../store/dashboard-store.ts';
 import type { ResponseStore } from '../store/response-store.ts';
 import type { RequestContext } from '../usage/request-context.ts';
 import type { UsageReports } from '../usage/report.ts';
@@ -58,10 +58,10 @@ export interface AppDependencies extends ChatDependencies<RequestContext> {
     usage: UsageReports;
   };
   /**
-   * The embedded store's database (the dashboard's rollups and sessions) and the ledger its live
-   * tail watches; without it `/dashboard` answers 404 (the PostgreSQL store has no dashboard yet).
+   * The store's dashboard data (rollups, ledger pages, sessions: either store) and the ledger its
+   * live tail watches (this process's rows); without it `/dashboard` answers 404.
    */
-  dashboard?: { database: Database; ledger: WatchedLedger };
+  dashboard?: { store: DashboardStore; ledger: WatchedLedger };
   /** Unix milliseconds (key expiry, limits); injectable for tests. */
   clock?: () => number;
   /** Stored Responses API answers; without it nothing is kept and continuations are not found. */
@@ -113,7 +113,7 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
   const dashboard =
     admin === undefined || board === undefined
       ? undefined
-      : createDashboard(admin, board.database, board.ledger, dependencies.logger);
+      : createDashboard(admin, board.store, board.ledger, dependencies.logger);
   const modelsRoute = createModelsRoute({
     keys: dependencies.keys,
     models: dependencies.models,

@@ -97,10 +97,10 @@ export async function startGateway(
   const handler = createRequestHandler({
     admission,
     admin: { adminKey, store, usage: stores.usage },
-    // The dashboard reads the embedded store (rollups, sessions); PostgreSQL has none yet.
-    ...(stores.database === undefined || ledger.watch === undefined
+    // The dashboard reads either store (rollups, sessions); its live tail watches this process's ledger.
+    ...(ledger.watch === undefined
       ? {}
-      : { dashboard: { database: stores.database, ledger: { watch: ledger.watch } } }),
+      : { dashboard: { store: stores.dashboard, ledger: { watch: ledger.watch } } }),
     config,
     keys,
     logger: log,

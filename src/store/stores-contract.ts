@@ -6,7 +6,7 @@
 import type { KeySource, KeyStore } from '../keys/key-store.ts';
 import type { Ledger, LedgerOptions } from '../usage/ledger.ts';
 import type { UsageReports } from '../usage/report.ts';
-import type { Database } from './database.ts';
+import type { DashboardStore } from './dashboard-store.ts';
 import type { ResponseStore } from './response-store.ts';
 
 export interface Stores {
@@ -17,8 +17,8 @@ export interface Stores {
   /** The active keys for the gateway's cache (synchronous; see `KeySource`). */
   readonly keySource: KeySource;
   readonly usage: UsageReports;
-  /** The embedded store's database (the dashboard's rollups and sessions); undefined with PostgreSQL. */
-  readonly database: Database | undefined;
+  /** The dashboard's rollups, ledger pages and sessions. */
+  readonly dashboard: DashboardStore;
   responses(retentionMs: number): ResponseStore;
   /** The gateway's ledger (only a serving process asks for one). */
   ledger(options: LedgerOptions): Ledger;

@@ -1,6 +1,6 @@
 /**
- * The store behind keys, the usage ledger, usage reports and stored Responses API answers: the
- * embedded file (node:sqlite, the default: nothing to run) or PostgreSQL when
+ * The store behind keys, the usage ledger, usage reports, stored Responses API answers and the
+ * dashboard's data: the embedded file (node:sqlite, the default: nothing to run) or PostgreSQL when
  * MODELGATE_DATABASE_URL is set (loaded only then, `pg` included). Everything above this file sees
  * only the interfaces; nothing on a request's path waits for either (keys are read from a
  * `KeySource`, ledger rows are appended in memory).
@@ -11,6 +11,7 @@ import type { Logger } from '../log/logger.ts';
 import { UsageLedger } from '../usage/ledger.ts';
 import { SqliteUsageReports } from '../usage/report.ts';
 import { SqliteLedgerWriter } from '../usage/sqlite-ledger-writer.ts';
+import { SqliteDashboardStore } from './dashboard-store.ts';
 import { openDatabase, openMigrated } from './database.ts';
 import { SqliteResponseStore } from './response-store.ts';
 import type { MigrationReport, Stores } from './stores-contract.ts';
@@ -39,7 +40,7 @@ export function embeddedStores(path: string): Stores {
     keys,
     keySource: keys,
     usage: new SqliteUsageReports(database),
-    database,
+    dashboard: new SqliteDashboardStore(database),
     responses: (retentionMs) => new SqliteResponseStore(database, retentionMs),
     ledger(options) {
       const usageLedger = new UsageLedger(new SqliteLedgerWriter(database), options);

@@ -69,9 +69,8 @@ const groupExpressions: Readonly<Record<UsageGrouping, string>> = {
   day: "strftime('%Y-%m-%d', created_at / 1000, 'unixepoch')",
 };
 
-/** What both stores report from: one row per group, sums over the query's ledger rows. */
-export interface UsageRow {
-  grp: string;
+/** Requests, errors, tokens and cost summed: what the usage report and the dashboard add up. */
+export interface UsageSums {
   requests: number;
   errors: number;
   prompt_tokens: number;
@@ -79,6 +78,38 @@ export interface UsageRow {
   cache_write_tokens: number;
   output_tokens: number;
   cost_usd: number;
+}
+
+const sumFields = [
+  'requests',
+  'errors',
+  'prompt_tokens',
+  'cached_tokens',
+  'cache_write_tokens',
+  'output_tokens',
+  'cost_usd',
+] as const;
+
+export function emptyUsageSums(): UsageSums {
+  return {
+    requests: 0,
+    errors: 0,
+    prompt_tokens: 0,
+    cached_tokens: 0,
+    cache_write_tokens: 0,
+    output_tokens: 0,
+    cost_usd: 0,
+  };
+}
+
+/** Adds `from` into `into` (a SQL SUM over no rows is null: nothing to add). */
+export function addUsageSums(into: UsageSums, from: Readonly<Record<keyof UsageSums, number | null>>): void {
+  for (const field of sumFields) into[field] += from[field] ?? 0;
+}
+
+/** What both stores report from: one row per group, sums over the query's ledger rows. */
+export interface UsageRow extends UsageSums {
+  grp: string;
 }
 
 /** `names`: key id → key name, to show keys by name. */
@@ -121,46 +152,31 @@ export function reportFromRows(
   rows: readonly UsageRow[],
   names: ReadonlyMap<string, string>,
 ): UsageReport {
-  const lines = rows.map((row) => ({
-    group: query.by === 'key' ? (names.get(row.grp) ?? row.grp) : row.grp,
-    requests: row.requests,
-    errors: row.errors,
-    promptTokens: row.prompt_tokens,
-    cachedTokens: row.cached_tokens,
-    cacheWriteTokens: row.cache_write_tokens,
-    outputTokens: row.output_tokens,
-    costUsd: roundUsd(row.cost_usd),
-  }));
+  const lines = rows.map((row) =>
+    usageLine(query.by === 'key' ? (names.get(row.grp) ?? row.grp) : row.grp, row),
+  );
   if (query.by === 'key') lines.sort((left, right) => left.group.localeCompare(right.group));
-  return { by: query.by, since: query.since, until: query.until, lines, total: sum(lines) };
+  const total = emptyUsageSums();
+  // The total adds the lines as shown (each cost rounded), so the table adds up.
+  for (const row of rows) addUsageSums(total, { ...row, cost_usd: roundUsd(row.cost_usd) });
+  return { by: query.by, since: query.since, until: query.until, lines, total: usageLine('total', total) };
 }
 
 export function emptyReport(query: UsageQuery): UsageReport {
-  return { by: query.by, since: query.since, until: query.until, lines: [], total: sum([]) };
+  return reportFromRows(query, [], new Map());
 }
 
-function sum(lines: readonly UsageLine[]): UsageLine {
-  const total: UsageLine = {
-    group: 'total',
-    requests: 0,
-    errors: 0,
-    promptTokens: 0,
-    cachedTokens: 0,
-    cacheWriteTokens: 0,
-    outputTokens: 0,
-    costUsd: 0,
+function usageLine(group: string, sums: UsageSums): UsageLine {
+  return {
+    group,
+    requests: sums.requests,
+    errors: sums.errors,
+    promptTokens: sums.prompt_tokens,
+    cachedTokens: sums.cached_tokens,
+    cacheWriteTokens: sums.cache_write_tokens,
+    outputTokens: sums.output_tokens,
+    costUsd: roundUsd(sums.cost_usd),
   };
-  for (const line of lines) {
-    total.requests += line.requests;
-    total.errors += line.errors;
-    total.promptTokens += line.promptTokens;
-    total.cachedTokens += line.cachedTokens;
-    total.cacheWriteTokens += line.cacheWriteTokens;
-    total.outputTokens += line.outputTokens;
-    total.costUsd += line.costUsd;
-  }
-  total.costUsd = roundUsd(total.costUsd);
-  return total;
 }
 
 /** Float sums of many small costs drift in the last bits: ten decimals is what headers show. */

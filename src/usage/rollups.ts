@@ -48,8 +48,9 @@ export function binUpperMs(bin: number): number {
   return bin === 0 ? 1 : binGrowth ** bin;
 }
 
-interface Sums {
-  values: (string | number)[];
+/** One usage rollup row's worth of a batch: the key (period, dimension, bucket, value) and its sums. */
+export interface RollupSums {
+  values: [period: number, dimension: RollupDimension, bucket: number, value: string];
   requests: number;
   errors: number;
   attempts: number;
@@ -64,6 +65,52 @@ interface Sums {
   overheadCount: number;
 }
 
+/** One latency histogram's worth of a batch: the key (period, model, bucket, metric) and bin → count. */
+export interface BinCounts {
+  values: [period: number, model: string, bucket: number, metric: 'latency' | 'ttft'];
+  counts: Map<number, number>;
+}
+
+/**
+ * What a batch adds to the rollups, summed in memory (both stores write these: the embedded one
+ * here, PostgreSQL in store/postgres/pg-rollups.ts, from the rows its insert really added).
+ */
+export function summarizeRollups(batch: readonly LedgerRow[]): { usage: RollupSums[]; latency: BinCounts[] } {
+  const sums = new Map<string, RollupSums>();
+  const bins = new Map<string, BinCounts>();
+  const previousModel = new Map<string, string>();
+  for (const row of batch) {
+    let retry = 0;
+    let fallback = 0;
+    if (row.attempt > 1) {
+      const previous = previousModel.get(row.requestId);
+      if (previous !== undefined && previous !== row.model) fallback = 1;
+      else retry = 1;
+    }
+    if (row.attempt > 0) previousModel.set(row.requestId, row.model);
+    const values = dimensionValues(row);
+    for (const period of rollupPeriods) {
+      const bucket = row.createdAt - (row.createdAt % period);
+      for (const [dimension, value] of values) {
+        const id = `${period}\u0000${dimension}\u0000${bucket}\u0000${value}`;
+        let entry = sums.get(id);
+        if (entry === undefined) {
+          entry = emptySums([period, dimension, bucket, value]);
+          sums.set(id, entry);
+        }
+        addRow(entry, row, retry, fallback);
+      }
+      if (!row.final || row.outcome === 'rejected') continue;
+      for (const model of ['', row.model]) {
+        addBin(bins, period, model, bucket, 'latency', row.latencyMs);
+        addBin(bins, period, model, bucket, 'ttft', row.ttftMs);
+      }
+    }
+  }
+  return { usage: [...sums.values()], latency: [...bins.values()] };
+}
+
+/** The embedded store's rollup writer: one upsert per summed row, histograms merged as text. */
 export class RollupWriter {
   readonly #upsert: StatementSync;
   readonly #readLatency: StatementSync;
@@ -90,56 +137,11 @@ export class RollupWriter {
 
   /** Adds a batch of ledger rows; runs inside the caller's transaction. */
   write(batch: readonly LedgerRow[]): void {
-    const sums = new Map<string, Sums>();
-    const bins = new Map<string, BinCounts>();
-    const previousModel = new Map<string, string>();
-    for (const row of batch) {
-      let retry = 0;
-      let fallback = 0;
-      if (row.attempt > 1) {
-        const previous = previousModel.get(row.requestId);
-        if (previous !== undefined && previous !== row.model) fallback = 1;
-        else retry = 1;
-      }
-      if (row.attempt > 0) previousModel.set(row.requestId, row.model);
-      const values = dimensionValues(row);
-      for (const period of rollupPeriods) {
-        const bucket = row.createdAt - (row.createdAt % period);
-        for (const [dimension, value] of values) {
-          const id = `${period}\u0000${dimension}\u0000${bucket}\u0000${value}`;
-          let entry = sums.get(id);
-          if (entry === undefined) {
-            entry = emptySums([period, dimension, bucket, value]);
-            sums.set(id, entry);
-          }
-          addRow(entry, row, retry, fallback);
-        }
-        if (!row.final || row.outcome === 'rejected') continue;
-        for (const model of ['', row.model]) {
-          addBin(bins, period, model, bucket, 'latency', row.latencyMs);
-          addBin(bins, period, model, bucket, 'ttft', row.ttftMs);
-        }
-      }
-    }
-    for (const entry of sums.values())
-      this.#upsert.run(
-        ...entry.values,
-        entry.requests,
-        entry.errors,
-        entry.attempts,
-        entry.retries,
-        entry.fallbacks,
-        entry.promptTokens,
-        entry.cachedTokens,
-        entry.cacheWriteTokens,
-        entry.outputTokens,
-        entry.costUsd,
-        entry.overheadMs,
-        entry.overheadCount,
-      );
+    const { usage, latency } = summarizeRollups(batch);
+    for (const entry of usage) this.#upsert.run(...rollupRow(entry));
     // A histogram is one row per bucket: read, merged and written back (one row per bucket keeps
     // a day of minutes at a few thousand rows to read).
-    for (const entry of bins.values()) {
+    for (const entry of latency) {
       const stored = this.#readLatency.get(...entry.values) as { counts: string } | undefined;
       if (stored !== undefined)
         for (const [bin, count] of parseCounts(stored.counts))
@@ -149,7 +151,26 @@ export class RollupWriter {
   }
 }
 
-function emptySums(values: (string | number)[]): Sums {
+/** A usage rollup row's columns in the table's order (both stores' tables). */
+export function rollupRow(entry: RollupSums): (string | number)[] {
+  return [
+    ...entry.values,
+    entry.requests,
+    entry.errors,
+    entry.attempts,
+    entry.retries,
+    entry.fallbacks,
+    entry.promptTokens,
+    entry.cachedTokens,
+    entry.cacheWriteTokens,
+    entry.outputTokens,
+    entry.costUsd,
+    entry.overheadMs,
+    entry.overheadCount,
+  ];
+}
+
+function emptySums(values: RollupSums['values']): RollupSums {
   return {
     values,
     requests: 0,
@@ -167,7 +188,7 @@ function emptySums(values: (string | number)[]): Sums {
   };
 }
 
-function addRow(entry: Sums, row: LedgerRow, retry: number, fallback: number): void {
+function addRow(entry: RollupSums, row: LedgerRow, retry: number, fallback: number): void {
   if (row.final) {
     entry.requests++;
     if (row.outcome !== 'ok') entry.errors++;
@@ -184,12 +205,6 @@ function addRow(entry: Sums, row: LedgerRow, retry: number, fallback: number): v
   entry.cacheWriteTokens += row.cacheWriteTokens;
   entry.outputTokens += row.outputTokens;
   entry.costUsd += row.costUsd;
-}
-
-interface BinCounts {
-  values: (string | number)[];
-  /** bin → count */
-  counts: Map<number, number>;
 }
 
 function addBin(

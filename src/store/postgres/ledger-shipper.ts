@@ -1,9 +1,10 @@
 /**
  * Ships the outbox's ledger rows to PostgreSQL, oldest first, in batches: one statement per batch
  * inserts the rows (`ON CONFLICT DO NOTHING` on the attempt's id, request id + attempt number) and
- * adds to each key's spend the cost of the rows it really inserted — so a batch sent twice (the
+ * adds to each key's spend the cost of the rows it really inserted, and in the same transaction
+ * those rows go into the dashboard's rollups (`pg-rollups.ts`) — so a batch sent twice (the
  * process died between the server's commit and the outbox's delete, or two shippers overlapped)
- * inserts nothing twice and charges nothing twice. Rows leave the outbox only after the server
+ * inserts, charges and counts nothing twice. Rows leave the outbox only after the server
  * committed them. While the server is unreachable the shipper backs off (up to `maxBackoffMs`) and
  * logs the change of state once; the rows wait in the outbox file.
  */
@@ -14,6 +15,7 @@ import { roundMs, type LedgerRow } from '../../usage/ledger.ts';
 import { StoreUnavailableError } from '../store-errors.ts';
 import type { PgConnection } from './connection.ts';
 import type { LedgerOutbox, OutboxEntry } from './ledger-outbox.ts';
+import { writeRollups } from './pg-rollups.ts';
 
 export interface ShipperOptions {
   /** Rows per statement. */
@@ -67,19 +69,35 @@ export const shipSql = `WITH incoming AS (
   ), inserted AS (
     INSERT INTO usage_ledger (${names}) SELECT ${names} FROM incoming
     ON CONFLICT (request_id, attempt) DO NOTHING
-    RETURNING key_id, cost_usd
+    RETURNING request_id, attempt, key_id, cost_usd
   ), spent AS (
     INSERT INTO key_spend (key_id, spent_usd)
     SELECT key_id, sum(cost_usd) FROM inserted WHERE cost_usd > 0 GROUP BY key_id ORDER BY key_id
     ON CONFLICT (key_id) DO UPDATE SET spent_usd = key_spend.spent_usd + excluded.spent_usd
   )
-  SELECT count(*) AS inserted FROM inserted`;
+  SELECT request_id, attempt FROM inserted`;
 
-/** Inserts rows into the server's ledger (idempotent); returns how many were new. */
+/**
+ * Inserts rows into the server's ledger (idempotent) and adds the ones really inserted to the
+ * dashboard's rollups, in one transaction; returns how many were new.
+ */
 export async function shipRows(connection: PgConnection, rows: readonly LedgerRow[]): Promise<number> {
   const values = columns.map(([, , value]) => rows.map(value));
-  const [result] = await connection.query<{ inserted: number }>(shipSql, values);
-  return result?.inserted ?? 0;
+  return connection.transaction(async (query) => {
+    const inserted = await query<{ request_id: string; attempt: number }>(shipSql, values);
+    await writeRollups(query, insertedRows(rows, inserted));
+    return inserted.length;
+  });
+}
+
+/** The rows of the batch the insert added (each id once: a batch holding one twice adds it once). */
+function insertedRows(
+  rows: readonly LedgerRow[],
+  inserted: readonly { request_id: string; attempt: number }[],
+): LedgerRow[] {
+  if (inserted.length === rows.length) return [...rows];
+  const added = new Set(inserted.map((row) => `${row.attempt}:${row.request_id}`));
+  return rows.filter((row) => added.delete(`${row.attempt}:${row.requestId}`));
 }
 
 /**

@@ -11,6 +11,7 @@
  * nothing twice.
  */
 import type { PgConnection } from './connection.ts';
+import { pgRollupBackfillSql } from '../rollup-backfill.ts';
 
 export const postgresMigrations: readonly string[] = [
   `CREATE TABLE client_keys (
@@ -84,6 +85,49 @@ export const postgresMigrations: readonly string[] = [
   // Reasoning tokens (the metrics count them too) and the request's W3C trace id.
   `ALTER TABLE usage_ledger ADD COLUMN reasoning_tokens BIGINT NOT NULL DEFAULT 0;
    ALTER TABLE usage_ledger ADD COLUMN trace_id TEXT;`,
+  // The dashboard (as in the embedded store): a row id for the requests page's keyset cursor
+  // (time, id), its indexes ending with it; per-minute and per-hour rollups, one dimension at a
+  // time, kept by the ledger shipper's transaction; latency histograms a row per log bin; sessions
+  // (a digest of the session id only). Rows already shipped are rolled up here.
+  `ALTER TABLE usage_ledger ADD COLUMN id BIGINT GENERATED ALWAYS AS IDENTITY;
+   CREATE INDEX usage_ledger_time_id ON usage_ledger (created_at, id);
+   CREATE INDEX usage_ledger_key_time_id ON usage_ledger (key_id, created_at, id);
+   DROP INDEX usage_ledger_time;
+   DROP INDEX usage_ledger_key_time;
+   CREATE TABLE usage_rollup (
+     period INTEGER NOT NULL,
+     dimension TEXT NOT NULL,
+     bucket BIGINT NOT NULL,
+     value TEXT NOT NULL,
+     requests BIGINT NOT NULL,
+     errors BIGINT NOT NULL,
+     attempts BIGINT NOT NULL,
+     retries BIGINT NOT NULL,
+     fallbacks BIGINT NOT NULL,
+     prompt_tokens BIGINT NOT NULL,
+     cached_tokens BIGINT NOT NULL,
+     cache_write_tokens BIGINT NOT NULL,
+     output_tokens BIGINT NOT NULL,
+     cost_usd DOUBLE PRECISION NOT NULL,
+     overhead_ms DOUBLE PRECISION NOT NULL,
+     overhead_count BIGINT NOT NULL,
+     PRIMARY KEY (period, dimension, bucket, value)
+   );
+   CREATE TABLE latency_rollup (
+     period INTEGER NOT NULL,
+     model TEXT NOT NULL,
+     bucket BIGINT NOT NULL,
+     metric TEXT NOT NULL,
+     bin SMALLINT NOT NULL,
+     count BIGINT NOT NULL,
+     PRIMARY KEY (period, model, bucket, metric, bin)
+   );
+   CREATE TABLE dashboard_sessions (
+     id_hash TEXT PRIMARY KEY,
+     csrf TEXT NOT NULL,
+     expires_at BIGINT NOT NULL
+   );
+   ${pgRollupBackfillSql}`,
 ];
 
 /** Any fixed number: the lock only serialises modelgate's own migrations. */

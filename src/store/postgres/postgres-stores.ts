@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL store (MODELGATE_DATABASE_URL), composed: the pool, the migrations (applied at
- * open), keys and their in-memory copy, usage reports, stored answers, and the ledger — appended in
- * memory, written in batches to the local outbox file, shipped to the server from there.
+ * open), keys and their in-memory copy, usage reports, stored answers, the dashboard's data, and the
+ * ledger — appended in memory, written in batches to the local outbox file, shipped to the server
+ * from there (with the dashboard's rollups).
  */
 import type { Logger } from '../../log/logger.ts';
 import { UsageLedger, type Ledger, type LedgerOptions, type LedgerRow } from '../../usage/ledger.ts';
@@ -12,6 +13,7 @@ import { LedgerOutbox } from './ledger-outbox.ts';
 import { LedgerShipper } from './ledger-shipper.ts';
 import { migratePostgres, type MigrationStatus } from './migrations.ts';
 import { PgKeyCopy } from './pg-key-copy.ts';
+import { PgDashboardStore } from './pg-dashboard-store.ts';
 import { PgKeyStore } from './pg-key-store.ts';
 import { PgResponseStore } from './pg-response-store.ts';
 import { PgUsageReports } from './pg-usage-reports.ts';
@@ -46,7 +48,7 @@ function postgresStores(
   return {
     kind: 'postgres',
     location: connection.location,
-    database: undefined,
+    dashboard: new PgDashboardStore(connection),
     keys: new PgKeyStore(connection),
     keySource,
     usage: new PgUsageReports(connection),
@@ -94,6 +96,8 @@ function outboxLedger(
     get pending() {
       return ledger.pending;
     },
+    // The live tail: this instance's rows, as they are appended (each instance tails its own).
+    watch: (watcher) => ledger.watch(watcher),
     close: () =>
       (closing ??= (async () => {
         ledger.close();
