@@ -6,85 +6,29 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { quantile } from '../dashboard/percentiles.ts';
-import { openDatabase, type Database } from '../store/database.ts';
+import { openDatabase } from '../store/database.ts';
 import { rebuildRollups } from '../store/rollup-backfill.ts';
-import type { LedgerRow } from './ledger.ts';
 import { UsageLedger } from './ledger.ts';
 import { SqliteUsageReports } from './report.ts';
 import { SqliteLedgerWriter } from './sqlite-ledger-writer.ts';
-import { binUpperMs, latencyBin, parseCounts } from './rollups.ts';
-
-function rows(count: number, start: number): LedgerRow[] {
-  const made: LedgerRow[] = [];
-  for (let index = 0; index < count; index++) {
-    const retried = index % 11 === 0;
-    const base: LedgerRow = {
-      requestId: `req_${index}`,
-      attempt: 1,
-      final: !retried,
-      createdAt: start + index * 7_919,
-      keyId: `key-${index % 3}`,
-      surface: ['alpha', 'beta', 'gamma', 'unified'][index % 4] as string,
-      model: ['A-1', 'B-1', 'C-1'][index % 3] as string,
-      family: ['alpha', 'beta', 'gamma'][index % 3] as string,
-      upstreamModel: undefined,
-      deployment: index % 2 === 0 ? 'east' : undefined,
-      stream: index % 2 === 0,
-      status: index % 13 === 0 ? 502 : 200,
-      upstreamStatus: 200,
-      outcome: index % 13 === 0 ? 'failed' : index % 17 === 0 ? 'rejected' : 'ok',
-      error: undefined,
-      promptTokens: retried ? 0 : 10 + index,
-      cachedTokens: index % 5,
-      cacheWriteTokens: index % 2,
-      reasoningTokens: 0,
-      traceId: undefined,
-      outputTokens: retried ? 0 : 3 + (index % 40),
-      costUsd: retried ? 0 : 0.000125 * (index % 9),
-      usageEstimated: false,
-      latencyMs: index % 19 === 0 ? undefined : 0.5 + ((index * 37) % 5_000),
-      ttftMs: index % 3 === 0 ? undefined : 1 + ((index * 13) % 900),
-      overheadMs: index % 7 === 0 ? undefined : 0.25 + (index % 4),
-    };
-    made.push(base);
-    // A retried request: its second attempt, on the same model, carries the usage.
-    if (retried)
-      made.push({ ...base, attempt: 2, final: true, promptTokens: 5, outputTokens: 4, costUsd: 0.0005 });
-  }
-  return made;
-}
-
-function dump(database: Database): unknown[] {
-  const usage = database
-    .prepare('SELECT * FROM usage_rollup ORDER BY period, dimension, bucket, value')
-    .all()
-    .map((row) => ({
-      ...row,
-      cost_usd: Math.round(Number(row.cost_usd) * 1e9),
-      overhead_ms: Math.round(Number(row.overhead_ms) * 1e3),
-    }));
-  const latency = database
-    .prepare('SELECT * FROM latency_rollup ORDER BY period, model, bucket, metric')
-    .all()
-    .map((row) => ({ ...row, counts: Object.fromEntries(parseCounts(String(row.counts))) }));
-  return [usage, latency];
-}
+import { binUpperMs, latencyBin } from './rollups.ts';
+import { dumpRollups, rollupDifference, sampleLedgerRows } from './test-kit.ts';
 
 test('rollups kept by the ledger equal the rollups rebuilt from it, and the usage report', async () => {
   const database = openDatabase(':memory:');
   const ledger = new UsageLedger(new SqliteLedgerWriter(database));
   const start = Date.UTC(2026, 10, 20, 10, 0, 0);
-  const written = rows(2_000, start);
+  const written = sampleLedgerRows(2_000, start);
   // Several batches, one of them split in the middle of a request's attempts.
   for (const [index, row] of written.entries()) {
     ledger.append(row);
     if (index % 333 === 0) ledger.flush();
   }
   ledger.flush();
-  const kept = dump(database);
+  const kept = dumpRollups(database);
   assert.ok((kept[0] as unknown[]).length > 100);
   rebuildRollups(database);
-  assert.deepEqual(dump(database), kept);
+  assert.equal(rollupDifference(dumpRollups(database), kept), undefined);
   const total = database
     .prepare(
       "SELECT SUM(requests) AS requests, SUM(prompt_tokens) AS prompt, SUM(output_tokens) AS output FROM usage_rollup WHERE period = 3600000 AND dimension = 'key'",
@@ -100,7 +44,7 @@ test('rollups kept by the ledger equal the rollups rebuilt from it, and the usag
 test('a retry on another model is a fallback', () => {
   const database = openDatabase(':memory:');
   const ledger = new UsageLedger(new SqliteLedgerWriter(database));
-  const [first] = rows(1, Date.UTC(2026, 10, 20));
+  const [first] = sampleLedgerRows(1, Date.UTC(2026, 10, 20));
   assert.ok(first !== undefined);
   ledger.append({ ...first, final: false, outcome: 'failed' });
   ledger.append({ ...first, attempt: 2, model: 'A-1' });

@@ -82,12 +82,17 @@ export const shipSql = `WITH incoming AS (
  * dashboard's rollups, in one transaction; returns how many were new.
  */
 export async function shipRows(connection: PgConnection, rows: readonly LedgerRow[]): Promise<number> {
-  const values = columns.map(([, , value]) => rows.map(value));
+  const values = shipValues(rows);
   return connection.transaction(async (query) => {
     const inserted = await query<{ request_id: string; attempt: number }>(shipSql, values);
     await writeRollups(query, insertedRows(rows, inserted));
     return inserted.length;
   });
+}
+
+/** `shipSql`'s parameters: one array per column. */
+export function shipValues(rows: readonly LedgerRow[]): unknown[][] {
+  return columns.map(([, , value]) => rows.map(value));
 }
 
 /** The rows of the batch the insert added (each id once: a batch holding one twice adds it once). */
