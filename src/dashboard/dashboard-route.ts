@@ -14,6 +14,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AdminError, adminErrorBody, routeAdmin, type AdminDependencies } from '../admin/admin-api.ts';
 import type { DashboardStore } from '../store/dashboard-store.ts';
+import { StoreUnavailableError } from '../store/store-errors.ts';
 import { GatewayError } from '../ir/index.ts';
 import type { Logger } from '../log/logger.ts';
 import { isJsonContentType, parseJsonBody, readBody } from '../http/read-body.ts';
@@ -63,6 +64,12 @@ export function createDashboard(
       } catch (error) {
         if (error instanceof AdminError) {
           if (!response.headersSent) sendJson(response, error.status, adminErrorBody(error));
+          return;
+        }
+        // PostgreSQL out of reach: the dashboard waits for it as the admin API does (a 503, not a 500).
+        if (error instanceof StoreUnavailableError && !response.headersSent) {
+          const unavailable = new AdminError(503, 'store_unavailable', `${error.message}; retry shortly`);
+          sendJson(response, 503, adminErrorBody(unavailable), { 'retry-after': '1' });
           return;
         }
         logger.error('dashboard request failed', { cause: error instanceof Error ? error.name : 'unknown' });

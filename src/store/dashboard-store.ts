@@ -7,7 +7,7 @@
  * ever comes from input.
  */
 import type { SQLInputValue, StatementSync } from 'node:sqlite';
-import { parseCounts } from '../usage/rollups.ts';
+import { parseCounts } from './rollup-backfill.ts';
 import type { Database } from './database.ts';
 
 export type SqlValue = string | number;

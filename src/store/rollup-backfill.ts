@@ -12,6 +12,18 @@ export const lastLatencyBin = 80;
 /** Separates model and deployment in the `deployment` dimension's value. */
 export const deploymentSeparator = '\u001f';
 
+/** `bin:count bin:count …` (the embedded store's histogram text) → bin → count. */
+export function parseCounts(text: string): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const pair of text.split(' ')) {
+    const colon = pair.indexOf(':');
+    if (colon === -1) continue;
+    const bin = Number(pair.slice(0, colon));
+    counts.set(bin, (counts.get(bin) ?? 0) + Number(pair.slice(colon + 1)));
+  }
+  return counts;
+}
+
 const periods = [60_000, 3_600_000];
 
 /** How each store spells what differs (the rest is SQL both run alike: `final` is 1/0 or a boolean). */

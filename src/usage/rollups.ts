@@ -13,7 +13,12 @@
  */
 import type { StatementSync } from 'node:sqlite';
 import type { Database } from '../store/database.ts';
-import { deploymentSeparator, lastLatencyBin, latencyBinGrowth } from '../store/rollup-backfill.ts';
+import {
+  deploymentSeparator,
+  lastLatencyBin,
+  latencyBinGrowth,
+  parseCounts,
+} from '../store/rollup-backfill.ts';
 import type { LedgerRow } from './ledger.ts';
 
 export const minuteMs = 60_000;
@@ -224,18 +229,6 @@ function addBin(
     bins.set(id, entry);
   }
   entry.counts.set(bin, (entry.counts.get(bin) ?? 0) + 1);
-}
-
-/** `bin:count bin:count …` (what the rollup stores) → bin → count. */
-export function parseCounts(text: string): Map<number, number> {
-  const counts = new Map<number, number>();
-  for (const pair of text.split(' ')) {
-    const colon = pair.indexOf(':');
-    if (colon === -1) continue;
-    const bin = Number(pair.slice(0, colon));
-    counts.set(bin, (counts.get(bin) ?? 0) + Number(pair.slice(colon + 1)));
-  }
-  return counts;
 }
 
 function formatCounts(counts: ReadonlyMap<number, number>): string {

@@ -2,7 +2,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Database } from '../store/database.ts';
 import type { LedgerRow } from './ledger.ts';
-import { parseCounts } from './rollups.ts';
+import { parseCounts } from '../store/rollup-backfill.ts';
 
 /** Ledger rows of every kind (retries, failures, refusals, deployments, missing timings), spread over hours. */
 export function sampleLedgerRows(count: number, start: number): LedgerRow[] {

@@ -22,8 +22,8 @@ import { migratePostgres, postgresMigrations } from '../../src/store/postgres/mi
 import { rebuildPgRollups } from '../../src/store/postgres/pg-rollups.ts';
 import { SqliteLedgerWriter } from '../../src/usage/sqlite-ledger-writer.ts';
 import { dumpRollups, rollupDifference, sampleLedgerRows } from '../../src/usage/test-kit.ts';
-import { missingPostgres, startPostgres, type RealPostgres } from '../helpers/real-servers.ts';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.ts';
+import { missingPostgres, startPostgres, type RealPostgres } from '../kit/real-servers.ts';
+import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 
 const skip = missingPostgres();
 const root = join(import.meta.dirname, '../..');
@@ -341,6 +341,25 @@ describe('the dashboard on PostgreSQL', { skip, timeout: 300_000 }, () => {
       }
       assert.ok(!text.includes('"model":"A-3"'), 'another instance’s row is not in this tail');
       controller.abort();
+    });
+
+    test('with PostgreSQL out of reach the dashboard answers 503 store_unavailable, and again once it is back', async () => {
+      const cookie = await signIn(instance(1));
+      await postgres.pause();
+      try {
+        const answer = await fetch(`${instance(1).url}/dashboard/api/overview`, { headers: { cookie } });
+        assert.equal(answer.status, 503);
+        assert.equal(((await answer.json()) as { error: { code: string } }).error.code, 'store_unavailable');
+      } finally {
+        await postgres.start();
+      }
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const answer = await fetch(`${instance(1).url}/dashboard/api/overview`, { headers: { cookie } });
+        if (answer.status === 200) break;
+        assert.ok(Date.now() < deadline, `still ${answer.status}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
     });
   });
 });
