@@ -53,6 +53,11 @@ export interface StreamOutcome {
   finishReasons: string[];
 }
 
+/** A stream's outcome before anything arrived. */
+export function newStreamOutcome(): StreamOutcome {
+  return { usage: undefined, completed: false, error: undefined, started: false, finishReasons: [] };
+}
+
 /** A choice's finish reason as telemetry names it: the upstream's own value when known, else the unified one. */
 export function finishReasonName(reason: FinishReason): string {
   return reason.raw ?? reason.unified;

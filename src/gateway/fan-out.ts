@@ -19,7 +19,7 @@ import type { UpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
 import { answerHeaders, endStream, sendJsonAnswer, startStream } from './answer-parts.ts';
 import type { AttemptRun } from './attempt-run.ts';
 import { decodeContext, parseUpstreamJson, readBodyText } from './decode-context.ts';
-import { finishReasonName, type Delivery, type StreamOutcome } from './delivery.ts';
+import { finishReasonName, newStreamOutcome, type Delivery, type StreamOutcome } from './delivery.ts';
 import { pump, scrubbing, streamFailure, writeRest, type StreamControl } from './stream-pipeline.ts';
 
 /** The n calls of `run`; undefined when they failed in a way that allows another attempt. */
@@ -117,13 +117,7 @@ export async function mergeStreams(
   const encoder = surface.createStreamEncoder(context);
   const usages: Usage[] = responses.map(() => ({ ...emptyUsage }));
   const total = (): Usage => usages.reduce<Usage>((sum, usage) => addUsage(sum, usage), { ...emptyUsage });
-  const outcome: StreamOutcome = {
-    usage: undefined,
-    completed: false,
-    error: undefined,
-    started: false,
-    finishReasons: [],
-  };
+  const outcome = newStreamOutcome();
   let buffer = '';
   const take = (): string => {
     const text = buffer;

@@ -15,7 +15,7 @@ import type { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import type { UpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
 import { toGatewayError } from '../upstream/upstream-errors.ts';
-import { finishReasonName, type StreamOutcome } from './delivery.ts';
+import { finishReasonName, newStreamOutcome, type StreamOutcome } from './delivery.ts';
 import type { ResponseSink } from './response-sink.ts';
 
 /** How a pipeline opens the client's stream and keeps the upstream call's timers informed. */
@@ -83,13 +83,7 @@ export async function streamTranslated(
   control: StreamControl,
 ): Promise<StreamOutcome> {
   const encoder = surface.createStreamEncoder(context);
-  const outcome: StreamOutcome = {
-    usage: undefined,
-    completed: false,
-    error: undefined,
-    started: false,
-    finishReasons: [],
-  };
+  const outcome = newStreamOutcome();
   let buffer = '';
   let ended = false;
   const emit = (event: StreamEvent): void => {
@@ -138,13 +132,7 @@ export async function streamPassThrough(
   response: UpstreamResponse,
   control: StreamControl,
 ): Promise<StreamOutcome> {
-  const outcome: StreamOutcome = {
-    usage: undefined,
-    completed: false,
-    error: undefined,
-    started: false,
-    finishReasons: [],
-  };
+  const outcome = newStreamOutcome();
   let buffer = '';
   // Everything is forwarded verbatim except errors: an upstream's error text may quote its key or
   // account, so errors (sent by the upstream or detected here) are re-encoded from the decoded error.

@@ -85,18 +85,23 @@ test('ARCHITECTURE.md names a part for every production file under src/', () => 
   assert.deepEqual(homeless, [], 'add a row to the folder table of ARCHITECTURE.md for these files');
 });
 
-test('every import between parts is listed in the importer’s "depends on"', () => {
-  const unlisted: string[] = [];
+/** Every import from one part into another: the importing file and part, the imported file and part. */
+function* crossings(): Generator<{ file: string; from: Part; target: string; to: Part }> {
   for (const [file, targets] of graph.imports) {
     const from = partOf(file);
     if (from === undefined) continue;
     for (const target of targets) {
       const to = partOf(target);
-      if (to === undefined || to === from) continue;
-      if (!from.dependsOn.some((dependency) => covers(dependency, to)))
-        unlisted.push(`${file} → ${target} (${from.name} does not list ${to.name})`);
+      if (to !== undefined && to !== from) yield { file, from, target, to };
     }
   }
+}
+
+test('every import between parts is listed in the importer’s "depends on"', () => {
+  const unlisted: string[] = [];
+  for (const { file, from, target, to } of crossings())
+    if (!from.dependsOn.some((dependency) => covers(dependency, to)))
+      unlisted.push(`${file} → ${target} (${from.name} does not list ${to.name})`);
   assert.deepEqual(
     unlisted,
     [],
@@ -106,16 +111,9 @@ test('every import between parts is listed in the importer’s "depends on"', ()
 
 test('every dependency the table lists is used', () => {
   const used = new Set<string>();
-  for (const [file, targets] of graph.imports) {
-    const from = partOf(file);
-    if (from === undefined) continue;
-    for (const target of targets) {
-      const to = partOf(target);
-      if (to === undefined || to === from) continue;
-      for (const dependency of from.dependsOn)
-        if (covers(dependency, to)) used.add(`${from.name} → ${dependency}`);
-    }
-  }
+  for (const { from, to } of crossings())
+    for (const dependency of from.dependsOn)
+      if (covers(dependency, to)) used.add(`${from.name} → ${dependency}`);
   const stale = parts.flatMap((part) =>
     part.dependsOn
       .filter((dependency) => !used.has(`${part.name} → ${dependency}`))
