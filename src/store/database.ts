@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { rollupBackfillSql } from './rollup-backfill.ts';
 
-const migrations: readonly string[] = [
+export const migrations: readonly string[] = [
   `CREATE TABLE client_keys (
      id TEXT PRIMARY KEY,
      name TEXT NOT NULL,
@@ -132,7 +132,9 @@ export function openDatabase(path: string): Database {
 export function openMigrated(path: string): { database: Database; from: number; to: number } {
   if (path !== ':memory:') createPrivately(path);
   const database = new DatabaseSync(path);
-  database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+  // The busy timeout first: switching to WAL takes a lock another process opening the file at
+  // the same moment may hold (instances sharing the file, started together).
+  database.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
   const from = migrate(database);
   return { database, from, to: migrations.length };
 }
@@ -152,15 +154,24 @@ export function createPrivately(path: string): void {
   }
 }
 
-/** Returns the version the store was at. */
+/**
+ * Returns the version the store was at. Each migration takes the write lock before it reads the
+ * version (BEGIN IMMEDIATE), so processes opening one file at once apply each migration once:
+ * the others wait, then find it applied.
+ */
 function migrate(database: Database): number {
-  const row = database.prepare('PRAGMA user_version').get() as { user_version: number } | undefined;
-  const current = row?.user_version ?? 0;
-  for (let version = current; version < migrations.length; version++) {
-    database.exec('BEGIN');
+  const version = (): number =>
+    (database.prepare('PRAGMA user_version').get() as { user_version: number } | undefined)?.user_version ??
+    0;
+  const current = version();
+  for (let next = current; next < migrations.length;) {
+    database.exec('BEGIN IMMEDIATE');
     try {
-      database.exec(migrations[version] ?? '');
-      database.exec(`PRAGMA user_version = ${version + 1}`);
+      next = version();
+      if (next < migrations.length) {
+        database.exec(migrations[next] ?? '');
+        database.exec(`PRAGMA user_version = ${++next}`);
+      }
       database.exec('COMMIT');
     } catch (error) {
       database.exec('ROLLBACK');

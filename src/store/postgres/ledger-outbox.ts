@@ -38,7 +38,8 @@ export class LedgerOutbox implements LedgerWriter {
     if (path !== ':memory:') createPrivately(path);
     this.#database = new DatabaseSync(path);
     this.#database.exec(
-      `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;
+      // The busy timeout first: the workers of an instance open the file at the same moment.
+      `PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
        CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, row TEXT NOT NULL);
        CREATE TABLE IF NOT EXISTS rejected (seq INTEGER PRIMARY KEY, row TEXT NOT NULL, reason TEXT NOT NULL);
        CREATE TABLE IF NOT EXISTS ship_lease (
