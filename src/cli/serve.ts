@@ -48,6 +48,12 @@ export async function runServe(argv: string[]): Promise<void> {
 
 async function serve(config: Config): Promise<void> {
   const gateway = await startGateway(config);
+  // A process made to exit without `close`: above all a worker whose primary died (`kill -9`),
+  // which node:cluster ends at once with process.exit. Its last ledger rows are a synchronous
+  // local write away: written on the way out rather than lost.
+  process.once('exit', () => {
+    gateway.flushLedger();
+  });
   if (cluster.isWorker) workerListening(gateway.url);
   else {
     const served = Object.entries(config.upstreams)

@@ -27,6 +27,8 @@ export interface RunningGateway {
   generatedKey: string | undefined;
   /** The metrics (current values for the dashboard: `metrics.snapshot()`); undefined when turned off. */
   metrics: GatewayMetrics | undefined;
+  /** Writes the ledger's pending rows now, synchronously: for a process exiting without `close`. */
+  flushLedger(): void;
   close(): Promise<void>;
 }
 
@@ -162,6 +164,9 @@ export async function startGateway(
     server,
     generatedKey,
     metrics,
+    flushLedger: () => {
+      ledger.flush();
+    },
     // Idempotent (SIGINT then SIGTERM): stop accepting, let the requests in flight finish, then
     // write the ledger's last batch.
     close: () =>

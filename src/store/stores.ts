@@ -52,6 +52,9 @@ export function embeddedStores(path: string): Stores {
         get pending() {
           return usageLedger.pending;
         },
+        flush: () => {
+          usageLedger.flush();
+        },
         watch: (watcher) => usageLedger.watch(watcher),
         close: async () => {
           usageLedger.close();

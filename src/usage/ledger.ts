@@ -62,6 +62,8 @@ export interface LedgerSink {
 export interface Ledger extends LedgerSink {
   /** Rows appended and not written yet. */
   readonly pending: number;
+  /** Writes what is pending now, synchronously: for a process on its way out (`process.exit`). */
+  flush(): void;
   close(): Promise<void>;
   /** Calls `watcher` with each row appended from now on; returns what stops it (the live tail). */
   readonly watch?: (watcher: (row: LedgerRow) => void) => () => void;

@@ -98,6 +98,10 @@ function outboxLedger(
     },
     // The live tail: this instance's rows, as they are appended (each instance tails its own).
     watch: (watcher) => ledger.watch(watcher),
+    // To the outbox file: shipped by whichever process holds the lease, or at the next start.
+    flush: () => {
+      ledger.flush();
+    },
     close: () =>
       (closing ??= (async () => {
         ledger.close();
