@@ -21,6 +21,7 @@ test('the shared store: MODELGATE_REDIS_URL must be a redis URL; closed by defau
     redisUrl: undefined,
     commandTimeoutMs: 50,
     prefix: 'mg:',
+    holdTtlMs: undefined,
     onStoreFailure: 'closed',
     instances: 1,
   });

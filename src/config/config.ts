@@ -171,6 +171,11 @@ export interface SharedStoreConfig {
   commandTimeoutMs: number;
   /** Prefix of every Redis key and channel (several gateways on one Redis). */
   prefix: string;
+  /**
+   * How long a budget hold lives unless settled: a crashed instance's holds keep the key's budget
+   * reserved this long. Undefined: the request's longest wait for an answer plus a minute.
+   */
+  holdTtlMs: number | undefined;
   /** When Redis cannot answer: refuse with 503 (`closed`) or limit per process (`local`). */
   onStoreFailure: 'closed' | 'local';
   /** Gateway processes sharing the limits (instances × workers), for `local`. */

@@ -167,6 +167,7 @@ const fileSchema = z.strictObject({
       url: z.string().min(1).optional(),
       commandTimeoutMs: positiveInteger.max(10_000).optional(),
       prefix: z.string().max(64).optional(),
+      holdTtlMs: positiveInteger.min(1_000).optional(),
     })
     .optional(),
   upstreams: z.record(z.string(), upstreamSchema).superRefine(onlyFamilyKeys).optional(),
@@ -417,6 +418,7 @@ function sharedStoreConfig(file: ConfigFile, environment: Environment): Config['
     redisUrl: redisUrl?.replace(/^valkey/, 'redis'),
     commandTimeoutMs: file.redis?.commandTimeoutMs ?? 50,
     prefix: file.redis?.prefix ?? 'mg:',
+    holdTtlMs: file.redis?.holdTtlMs,
     onStoreFailure: file.limits?.onStoreFailure ?? 'closed',
     instances: file.limits?.instances ?? 1,
   };

@@ -90,3 +90,13 @@ test('a budget reserves at the dearest prices a request can reach through its fa
     },
   );
 });
+
+test('redis.holdTtlMs: how long an unsettled budget hold lives; at least a second', () => {
+  assert.equal(loadConfig({}).sharedStore.holdTtlMs, undefined, 'unset: the request timeouts plus a minute');
+  withConfig('redis:\n  holdTtlMs: 15000\n', (path) => {
+    assert.equal(loadConfig({}, path).sharedStore.holdTtlMs, 15_000);
+  });
+  withConfig('redis:\n  holdTtlMs: 500\n', (path) => {
+    assert.throws(() => loadConfig({}, path), /redis\.holdTtlMs/);
+  });
+});

@@ -21,15 +21,19 @@ export function redisStores(
   spend: ReadonlyMap<string, number>,
   logger: Logger,
 ): SharedStores {
-  const { commandTimeoutMs, prefix, onStoreFailure, instances } = config.sharedStore;
+  const { commandTimeoutMs, prefix, onStoreFailure, instances, holdTtlMs } = config.sharedStore;
+  // A settle that fails is logged once per outage, not once per request.
+  let settleFailureLogged = false;
   const redis = new RedisConnection({
     url: redisUrl,
     commandTimeoutMs,
     breakerFailures: 3,
     breakerCooldownMs: 1_000,
     onHealthChange: (healthy, cause) => {
-      if (healthy) logger.info('shared limits store reachable again');
-      else
+      if (healthy) {
+        settleFailureLogged = false;
+        logger.info('shared limits store reachable again');
+      } else
         logger.error(
           onStoreFailure === 'local'
             ? 'shared limits store unreachable: rate limits are per process (limit ÷ instances), budgets refuse'
@@ -46,14 +50,23 @@ export function redisStores(
   });
   const budgets = new RedisBudgets(redis, {
     prefix,
-    // The longest a request waits for its answer to start (every attempt), plus a minute's margin.
-    holdTtlMs: config.retry.budgetMs + config.timeouts.firstByteMs + 60_000,
+    // By default the longest a request waits for its answer to start (every attempt), plus a
+    // minute for the answer itself: long enough for nearly every request to settle its own hold.
+    holdTtlMs: holdTtlMs ?? config.retry.budgetMs + config.timeouts.firstByteMs + 60_000,
     initialSpend: spend,
     // A request with a budget: hold and buckets in one script. Budgets fail closed, so this path
     // needs no `onStoreFailure` fallback: an unreachable Redis refuses it with a 503 either way.
     buckets,
-    onError: (error) =>
-      logger.error('budget settle failed', { cause: error instanceof Error ? error.message : 'unknown' }),
+    onError: (error) => {
+      if (settleFailureLogged) return;
+      settleFailureLogged = true;
+      logger.error(
+        'budget settle failed: spend not counted in the shared store (logged once until it answers again)',
+        {
+          cause: error instanceof Error ? error.message : 'unknown',
+        },
+      );
+    },
   });
   return { limits, budgets, redis };
 }
