@@ -6,8 +6,6 @@
  * within a second.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,18 +25,13 @@ import {
   type RealRedis,
 } from '../kit/real-servers.ts';
 import { startRecordingUpstream, type RecordingUpstream } from '../kit/recording-upstream.ts';
+import { startInstance, startInstances, stopInstances, type Instance } from './test-kit.ts';
 
 const skip = missingBinary('redis-server');
 const skipPostgres = skip ?? missingPostgres();
-const root = join(import.meta.dirname, '../..');
 const clientKey = 'mg-scale-static-key-0123456789';
 const adminKey = 'mg-scale-admin-key-0123456789abcdef';
 const hello = [{ role: 'user' as const, content: 'Hello there' }];
-
-interface Instance {
-  url: string;
-  child: ChildProcess;
-}
 
 /** The ledger's count and cost of a key's answered requests, wherever the instances keep it. */
 type LedgerSum = (keyId: string) => Promise<{ n: number; cost: number }>;
@@ -59,13 +52,9 @@ for (const store of ['store file', 'PostgreSQL'] as const)
       let instances: Instance[] = [];
       let closeLedger: (() => Promise<void>) | undefined;
 
-      const start = async (): Promise<Instance> => {
-        const child = spawn(process.execPath, [join(root, 'src/cli/main.ts'), 'serve', '--workers', '2'], {
-          cwd: root,
-          env: {
-            PATH: process.env.PATH ?? '',
-            HOST: '127.0.0.1',
-            PORT: '0',
+      const start = (): Promise<Instance> =>
+        startInstance(
+          {
             LOG_LEVEL: 'warn',
             MODELGATE_KEYS: clientKey,
             MODELGATE_ADMIN_KEY: adminKey,
@@ -79,24 +68,8 @@ for (const store of ['store file', 'PostgreSQL'] as const)
             // reservations are all made before any of them settles.
             SIMULATOR_TTFT_MS: '3000',
           },
-          stdio: ['ignore', 'pipe', 'ignore'],
-        });
-        let output = '';
-        child.stdout.setEncoding('utf8');
-        const url = await new Promise<string>((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`no start: ${output}`)), 120_000);
-          child.stdout.on('data', (chunk: string) => {
-            output += chunk;
-            const found = /listening on (http:\/\/\S+)/.exec(output);
-            if (found?.[1] !== undefined) {
-              clearTimeout(timer);
-              resolve(found[1]);
-            }
-          });
-          child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${output}`)));
-        });
-        return { url, child };
-      };
+          { workers: 2 },
+        );
 
       before(async () => {
         directory = mkdtempSync(join(tmpdir(), 'modelgate-scale-'));
@@ -131,18 +104,12 @@ for (const store of ['store file', 'PostgreSQL'] as const)
             return Promise.resolve({ n: row.n, cost: row.cost ?? 0 });
           };
         upstream = await startRecordingUpstream();
-        instances = await Promise.all([start(), start(), start()]);
+        // All three at once, on one fresh store file: as a service manager starts them.
+        instances = await startInstances(3, start);
       });
 
       after(async () => {
-        await Promise.all(
-          instances.map(async ({ child }) => {
-            if (child.exitCode !== null) return;
-            const exited = once(child, 'exit');
-            child.kill('SIGTERM');
-            await exited;
-          }),
-        );
+        await stopInstances(instances);
         await upstream.close();
         await redis.stop();
         await closeLedger?.();

@@ -5,8 +5,6 @@
  * once — none lost, none twice — with the keys' spend equal to the ledger's sum.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,20 +13,14 @@ import { after, before, describe, test } from 'node:test';
 import { connectPostgres, type PgConnection } from '../../src/store/postgres/connection.ts';
 import { alphaAuth, post } from '../kit/e2e.ts';
 import { missingPostgres, startPostgres, type RealPostgres } from '../kit/real-servers.ts';
+import { startInstance, startInstances, stopInstances, type Instance } from './test-kit.ts';
 
 const skip = missingPostgres();
-const root = join(import.meta.dirname, '../..');
 const clientKey = 'mg-outage-static-key-0123456789';
 const adminKey = 'mg-outage-admin-key-0123456789abcdef';
 const outageMs = Number(process.env.OUTAGE_MS ?? 30_000);
 const warmMs = 5_000;
 const concurrency = 16;
-
-interface Instance {
-  url: string;
-  child: ChildProcess;
-  pid: number;
-}
 
 /** Resident memory of a process in MiB (Linux). */
 function rssMiB(pid: number): number {
@@ -42,56 +34,26 @@ describe('PostgreSQL stopped for 30 s under load', { skip, timeout: 300_000 }, (
   let directory: string;
   let instances: Instance[] = [];
 
-  const start = async (): Promise<Instance> => {
-    const child = spawn(process.execPath, [join(root, 'src/cli/main.ts'), 'serve'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        LOG_LEVEL: 'error',
-        MODELGATE_KEYS: clientKey,
-        MODELGATE_ADMIN_KEY: adminKey,
-        // Metered, never refused: the load is about the ledger, not the limits.
-        MODELGATE_UNLIMITED_KEYS: 'static-1',
-        MODELGATE_DB: join(directory, 'local.db'),
-        MODELGATE_DATABASE_URL: postgres.url,
-      },
-      stdio: ['ignore', 'pipe', 'ignore'],
+  const start = (): Promise<Instance> =>
+    startInstance({
+      LOG_LEVEL: 'error',
+      MODELGATE_KEYS: clientKey,
+      MODELGATE_ADMIN_KEY: adminKey,
+      // Metered, never refused: the load is about the ledger, not the limits.
+      MODELGATE_UNLIMITED_KEYS: 'static-1',
+      MODELGATE_DB: join(directory, 'local.db'),
+      MODELGATE_DATABASE_URL: postgres.url,
     });
-    let output = '';
-    child.stdout.setEncoding('utf8');
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start: ${output}`)), 120_000);
-      child.stdout.on('data', (chunk: string) => {
-        output += chunk;
-        const found = /listening on (http:\/\/\S+)/.exec(output);
-        if (found?.[1] !== undefined) {
-          clearTimeout(timer);
-          resolve(found[1]);
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${output}`)));
-    });
-    return { url, child, pid: child.pid ?? 0 };
-  };
 
   before(async () => {
     directory = mkdtempSync(join(tmpdir(), 'modelgate-outage-'));
     postgres = await startPostgres();
-    instances = await Promise.all([start(), start()]);
+    instances = await startInstances(2, start);
     connection = await connectPostgres(postgres.url, undefined);
   });
 
   after(async () => {
-    await Promise.all(
-      instances.map(async ({ child }) => {
-        if (child.exitCode !== null) return;
-        const exited = once(child, 'exit');
-        child.kill('SIGTERM');
-        await exited;
-      }),
-    );
+    await stopInstances(instances);
     await connection.close();
     await postgres.stop();
     rmSync(directory, { recursive: true, force: true });
