@@ -47,7 +47,8 @@ export async function runServe(argv: string[]): Promise<void> {
 }
 
 async function serve(config: Config): Promise<void> {
-  const gateway = await startGateway(config);
+  // A worker's `/metrics` serves the whole group's, merged by the primary.
+  const gateway = await startGateway(config, undefined, { metricsThroughPrimary: cluster.isWorker });
   // A process made to exit without `close`: above all a worker whose primary died (`kill -9`),
   // which node:cluster ends at once with process.exit. Its last ledger rows are a synchronous
   // local write away: written on the way out rather than lost.

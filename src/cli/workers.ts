@@ -4,13 +4,15 @@
  * exact whatever the count because the workers share them in Redis; without MODELGATE_REDIS_URL
  * more than one worker is refused at start (each would keep its own limits and budgets: N× each).
  * The primary prepares the store once (migrations, the first key; PostgreSQL too), restarts a worker that dies,
- * and on SIGTERM/SIGINT tells every worker to drain and flush its ledger, then exits.
+ * and on SIGTERM/SIGINT tells every worker to drain and flush its ledger, then exits. It also
+ * merges the workers' metrics for `/metrics` (`metrics/primary-scrape.ts`).
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import type { Config } from '../config/config.ts';
 import { ConfigError } from '../config/load-config.ts';
 import { bootstrapClientKeys } from '../keys/client-keys.ts';
+import { PrimaryMetrics } from '../metrics/primary-scrape.ts';
 import { openStores } from '../store/stores.ts';
 
 export function parseWorkers(value: string | undefined, config: Config): number {
@@ -53,8 +55,13 @@ export async function runPrimary(config: Config, count: number): Promise<void> {
   }
   let stopping = false;
   let announced = false;
+  // A scrape of any worker answers with every worker's metrics, merged here.
+  const metrics = config.metrics.enabled ? new PrimaryMetrics(config.metrics.maxSeriesPerMetric) : undefined;
+  // Structured clone on the IPC channel: metric values may be NaN or ±Infinity, which JSON loses.
+  cluster.setupPrimary({ serialization: 'advanced' });
   const fork = (): Worker => {
     const worker = cluster.fork();
+    metrics?.add(worker);
     worker.on('message', (message: Partial<ListeningMessage>) => {
       if (message.modelgate !== 'listening' || announced) return;
       announced = true;
@@ -70,6 +77,7 @@ export async function runPrimary(config: Config, count: number): Promise<void> {
   let running = count;
   cluster.on('exit', (worker, code, signal) => {
     running--;
+    metrics?.remove(worker);
     if (stopping) {
       if (running === 0) process.exit(0);
       return;

@@ -8,26 +8,13 @@
  * measures both). prom-client still provides the process metrics (`process-metrics.ts`).
  */
 
+import { formatNumber, labelText } from './exposition.ts';
+import type { MetricSnapshot, SeriesSnapshot } from './metric-snapshot.ts';
+
 /** Label values of the series that takes observations once a metric has `maxSeries` series. */
 export const overflowValue = 'overflow';
 
-export interface SeriesSnapshot {
-  labels: Record<string, string>;
-  /** Counter or gauge value; for a histogram, the sum of the observations. */
-  value: number;
-  /** Histograms only: observations in all, and per bucket (not cumulative; the last is +Inf). */
-  count?: number;
-  buckets?: number[];
-}
-
-export interface MetricSnapshot {
-  name: string;
-  type: 'counter' | 'gauge' | 'histogram';
-  help: string;
-  /** Histograms only: the upper bounds of the buckets (+Inf implied). */
-  bounds?: readonly number[];
-  series: SeriesSnapshot[];
-}
+export type { MetricSnapshot, SeriesSnapshot } from './metric-snapshot.ts';
 
 interface Metric {
   render(out: string[]): void;
@@ -290,23 +277,4 @@ export class MetricsRegistry {
     this.#metrics.push(metric);
     return metric;
   }
-}
-
-function labelText(names: readonly string[], values: readonly string[]): string {
-  if (names.length === 0) return '';
-  const parts: string[] = [];
-  for (let index = 0; index < names.length; index++)
-    parts.push(`${names[index] as string}="${escapeLabel(values[index] ?? '')}"`);
-  return `{${parts.join(',')}}`;
-}
-
-function escapeLabel(value: string): string {
-  return value.replace(/[\\"\n]/g, (character) => (character === '\n' ? '\\n' : `\\${character}`));
-}
-
-function formatNumber(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (value === Infinity) return '+Inf';
-  if (value === -Infinity) return '-Inf';
-  return String(value);
 }

@@ -17,6 +17,8 @@ export interface MetricsEndpoint {
   /** Credentials accepted as a bearer token (the admin key, the metrics token); disabled ones are skipped. */
   credentials: readonly AdminKey[];
   open: boolean;
+  /** The text to serve when not this process's own: a worker's (the group's, merged by the primary). */
+  render?: () => Promise<string>;
 }
 
 const contentType = 'text/plain; version=0.0.4; charset=utf-8';
@@ -63,7 +65,17 @@ export async function metricsRoute(
       return;
     }
   }
-  const text = endpoint.metrics.render() + (await renderProcessMetrics());
+  let text: string;
+  try {
+    text =
+      endpoint.render === undefined
+        ? endpoint.metrics.render() + (await renderProcessMetrics())
+        : await endpoint.render();
+  } catch {
+    // One worker's numbers alone would look like counter resets to Prometheus: fail the scrape.
+    fail(503, 'api_error', 'The workers’ metrics could not be collected; scrape again');
+    return;
+  }
   writeHead(response, 200, {
     ...headers,
     'content-type': contentType,

@@ -9,6 +9,7 @@ import { createKeyServices } from '../limits/key-services.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
 import { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import { processRegistry } from '../metrics/process-metrics.ts';
+import { metricsThroughPrimary } from '../metrics/worker-scrape.ts';
 import { AdminKey } from '../keys/admin-key.ts';
 import { startTracing, type TracingOptions } from '../tracing/tracing.ts';
 import { createSimulator } from '../simulator/simulator.ts';
@@ -35,6 +36,8 @@ export interface RunningGateway {
 export interface GatewayOptions {
   /** Spans go here instead of OTLP (tests: an in-memory exporter); turns tracing on. */
   spanExporter?: TracingOptions['exporter'];
+  /** A worker of `serve --workers N`: `/metrics` is every worker's, merged by the primary. */
+  metricsThroughPrimary?: boolean;
 }
 
 export async function startGateway(
@@ -121,6 +124,7 @@ export async function startGateway(
             metrics,
             credentials: [adminKey, new AdminKey(config.metrics.token)],
             open: config.metrics.open,
+            ...(options.metricsThroughPrimary === true ? { render: metricsThroughPrimary(metrics) } : {}),
           },
   });
   // Beyond maxInFlight chat requests, new ones are shed at once in the surface's error shape.

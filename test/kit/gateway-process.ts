@@ -20,14 +20,18 @@ export interface GatewayProcess {
   close(): Promise<void>;
 }
 
-export async function startGatewayProcess(environment: Record<string, string>): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  environment: Record<string, string>,
+  /** After `serve`: `--workers 2`, say. */
+  args: readonly string[] = [],
+): Promise<GatewayProcess> {
   const directory = mkdtempSync(join(tmpdir(), 'modelgate-process-'));
   const clean: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (/^(MODELGATE_|ALPHA_|BETA_|GAMMA_|SIMULATOR_|HOST$|PORT$|LOG_LEVEL$|NODE_TEST)/.test(name)) continue;
     clean[name] = value;
   }
-  const child = spawn(process.execPath, [join(root, 'src/cli/main.ts'), 'serve'], {
+  const child = spawn(process.execPath, [join(root, 'src/cli/main.ts'), 'serve', ...args], {
     cwd: root,
     env: {
       ...clean,
