@@ -164,10 +164,16 @@ async function login(
     return;
   }
   const address = request.socket.remoteAddress ?? '';
-  if (context.throttle.blocked(address)) {
-    send(response, 429, 'text/html; charset=utf-8', loginPage('Too many failed sign-ins: wait a minute.'), {
-      'retry-after': '60',
-    });
+  const lockedFor = context.throttle.lockedFor(address);
+  if (lockedFor > 0) {
+    const seconds = Math.ceil(lockedFor / 1000);
+    send(
+      response,
+      429,
+      'text/html; charset=utf-8',
+      loginPage(`Too many failed sign-ins: try again in ${seconds} s.`),
+      { 'retry-after': String(seconds) },
+    );
     return;
   }
   const contentType = request.headers['content-type'] ?? '';
@@ -180,6 +186,7 @@ async function login(
     send(response, 401, 'text/html; charset=utf-8', loginPage('That is not the admin key.'));
     return;
   }
+  context.throttle.succeeded(address);
   const { id } = await context.sessions.create();
   redirect(response, '/dashboard', { 'set-cookie': sessionCookie(request, id, sessionLifetimeMs / 1000) });
 }

@@ -1,10 +1,13 @@
 /**
- * Failed dashboard sign-ins per client address: past `maxFailures` in a minute that address is
- * refused until the minute is over, so the admin key cannot be guessed at speed. In memory, per
- * process; the table is bounded (the oldest entries go first).
+ * Failed dashboard sign-ins per client address: `maxFailures` failures within a minute of the first
+ * one lock that address out until that minute is over, so the admin key cannot be guessed at speed.
+ * A locked-out address is refused before its form is read, the right key included; a sign-in that
+ * succeeds clears its failures. Per process and in memory (with `--workers N` each worker keeps its
+ * own), keyed by the connection's address (behind a proxy, the proxy's: every client shares one
+ * lockout). The table is bounded: past `maxAddresses` the oldest entry goes.
  */
-const windowMs = 60_000;
-const maxFailures = 10;
+export const loginWindowMs = 60_000;
+export const maxLoginFailures = 10;
 const maxAddresses = 10_000;
 
 export class LoginThrottle {
@@ -15,20 +18,22 @@ export class LoginThrottle {
     this.#clock = clock;
   }
 
-  blocked(address: string): boolean {
+  /** Milliseconds until `address` may try again; 0 when it may now. */
+  lockedFor(address: string): number {
     const entry = this.#failures.get(address);
-    if (entry === undefined) return false;
-    if (this.#clock() - entry.since >= windowMs) {
+    if (entry === undefined) return 0;
+    const left = entry.since + loginWindowMs - this.#clock();
+    if (left <= 0) {
       this.#failures.delete(address);
-      return false;
+      return 0;
     }
-    return entry.count >= maxFailures;
+    return entry.count >= maxLoginFailures ? left : 0;
   }
 
   failed(address: string): void {
     const now = this.#clock();
     const entry = this.#failures.get(address);
-    if (entry !== undefined && now - entry.since < windowMs) {
+    if (entry !== undefined && now - entry.since < loginWindowMs) {
       entry.count++;
       return;
     }
@@ -38,5 +43,9 @@ export class LoginThrottle {
       if (oldest.done !== true) this.#failures.delete(oldest.value);
     }
     this.#failures.set(address, { since: now, count: 1 });
+  }
+
+  succeeded(address: string): void {
+    this.#failures.delete(address);
   }
 }
