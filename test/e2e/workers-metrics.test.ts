@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { openDatabase } from '../../src/store/database.ts';
-import { alphaAuth, betaAuth, gammaAuth, gammaPath } from '../helpers/e2e.ts';
-import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.ts';
-import { missingBinary, startRedis, type RealRedis } from '../helpers/real-servers.ts';
+import { alphaAuth, betaAuth, gammaAuth, gammaPath } from '../kit/e2e.ts';
+import { startGatewayProcess, type GatewayProcess } from '../kit/gateway-process.ts';
+import { missingBinary, startRedis, type RealRedis } from '../kit/real-servers.ts';
 
 const clientKey = 'mg-workers-metrics-client-0123456789';
 const metricsToken = 'mg-workers-metrics-scraper-0123456789';
