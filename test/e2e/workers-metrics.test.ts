@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -94,8 +94,12 @@ describe('metrics of serve --workers 2', { skip: missingBinary('redis-server'), 
     directory = mkdtempSync(join(tmpdir(), 'modelgate-workers-metrics-'));
     databasePath = join(directory, 'gateway.db');
     redis = await startRedis();
+    // This suite is about counting, not about a loaded machine's Redis latency (the default 50 ms
+    // command timeout answers 503 when Redis is slow to answer).
+    writeFileSync(join(directory, 'config.yaml'), 'redis:\n  commandTimeoutMs: 5000\n');
     gateway = await startGatewayProcess(
       {
+        MODELGATE_CONFIG: join(directory, 'config.yaml'),
         MODELGATE_DB: databasePath,
         MODELGATE_REDIS_URL: redis.url,
         MODELGATE_KEYS: clientKey,
