@@ -95,7 +95,7 @@ async function latencyQuantiles(
 ): Promise<(number | null)[][]> {
   const rows = await store.histograms({
     period: range.period,
-    model: '',
+    models: [''],
     from: range.since,
     to: range.last,
     step: range.step,
@@ -317,30 +317,30 @@ export async function modelStats(store: DashboardStore, range: Range): Promise<J
   });
 }
 
-/** Per model: one index range per model (the models are few; all of them at once would scan every bucket). */
+/** Per model, over the range: one read per window part for every model. */
 async function modelLatency(
   store: DashboardStore,
   range: Range,
   models: Iterable<string>,
 ): Promise<Map<string, Histogram>> {
   const histograms = new Map<string, Histogram>();
-  const parts = windowParts(range);
-  for (const model of models)
-    for (const part of parts) {
-      // One point over the whole part: its buckets summed.
-      const step = part.to - part.from + part.period;
-      for (const row of await store.histograms({
-        period: part.period,
-        model,
-        from: part.from,
-        to: part.to,
-        step,
-      })) {
-        const id = `${row.metric}:${model}`;
-        let histogram = histograms.get(id);
-        if (histogram === undefined) histograms.set(id, (histogram = new Map<number, number>()));
-        addHistogram(histogram, row.counts);
-      }
+  const wanted = [...models];
+  for (const part of windowParts(range)) {
+    // One point over the whole part: its buckets summed.
+    const step = part.to - part.from + part.period;
+    const rows = await store.histograms({
+      period: part.period,
+      models: wanted,
+      from: part.from,
+      to: part.to,
+      step,
+    });
+    for (const row of rows) {
+      const id = `${row.metric}:${row.model}`;
+      let histogram = histograms.get(id);
+      if (histogram === undefined) histograms.set(id, (histogram = new Map<number, number>()));
+      addHistogram(histogram, row.counts);
     }
+  }
   return histograms;
 }

@@ -17,8 +17,8 @@ export type BinCounts = Map<number, number>;
 
 export interface HistogramQuery {
   period: number;
-  /** '' for every model together. */
-  model: string;
+  /** The models ('' for every model together). */
+  models: readonly string[];
   /** First and last bucket, both included. */
   from: number;
   to: number;
@@ -28,6 +28,7 @@ export interface HistogramQuery {
 }
 
 export interface HistogramPoint {
+  model: string;
   /** The point's index: (bucket − from) ÷ step. */
   point: number;
   metric: string;
@@ -39,7 +40,7 @@ export interface DashboardStore {
   all<Row extends object>(sql: string, values?: readonly SqlValue[]): Promise<Row[]>;
   /** Runs one change. */
   run(sql: string, values?: readonly SqlValue[]): Promise<void>;
-  /** The latency histograms of one model (or all, '') per point and metric. */
+  /** The latency histograms of some models (or all together, '') per model, point and metric. */
   histograms(query: HistogramQuery): Promise<HistogramPoint[]>;
 }
 
@@ -62,25 +63,22 @@ export class SqliteDashboardStore implements DashboardStore {
   }
 
   async histograms(query: HistogramQuery): Promise<HistogramPoint[]> {
-    const rows = await this.all<{ bucket: number; metric: string; counts: string }>(
-      `SELECT bucket, metric, counts FROM latency_rollup
-       WHERE period = ? AND model = ? AND bucket BETWEEN ? AND ?${query.metric === undefined ? '' : ' AND metric = ?'}`,
-      [
-        query.period,
-        query.model,
-        query.from,
-        query.to,
-        ...(query.metric === undefined ? [] : [query.metric]),
-      ],
-    );
     const points = new Map<string, HistogramPoint>();
-    for (const row of rows) {
-      const point = Math.floor((row.bucket - query.from) / query.step);
-      const id = `${point}:${row.metric}`;
-      const parsed = parseCounts(row.counts);
-      const entry = points.get(id);
-      if (entry === undefined) points.set(id, { point, metric: row.metric, counts: parsed });
-      else for (const [bin, count] of parsed) entry.counts.set(bin, (entry.counts.get(bin) ?? 0) + count);
+    // One index range per model (the models are few; all of them at once would scan every bucket).
+    for (const model of query.models) {
+      const rows = await this.all<{ bucket: number; metric: string; counts: string }>(
+        `SELECT bucket, metric, counts FROM latency_rollup
+         WHERE period = ? AND model = ? AND bucket BETWEEN ? AND ?${query.metric === undefined ? '' : ' AND metric = ?'}`,
+        [query.period, model, query.from, query.to, ...(query.metric === undefined ? [] : [query.metric])],
+      );
+      for (const row of rows) {
+        const point = Math.floor((row.bucket - query.from) / query.step);
+        const id = `${model}\u0000${point}\u0000${row.metric}`;
+        const parsed = parseCounts(row.counts);
+        const entry = points.get(id);
+        if (entry === undefined) points.set(id, { model, point, metric: row.metric, counts: parsed });
+        else for (const [bin, count] of parsed) entry.counts.set(bin, (entry.counts.get(bin) ?? 0) + count);
+      }
     }
     return [...points.values()];
   }

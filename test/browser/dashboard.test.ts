@@ -16,10 +16,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import Anthropic from '@anthropic-ai/sdk';
-import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { trafficOnEverySurface } from '../kit/surface-traffic.ts';
 import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -127,38 +126,7 @@ describe('the dashboard in a browser', { skip }, () => {
     clientKey = await page.locator('[data-secret="key"]').innerText();
     assert.match(clientKey, /^mg-/);
     await shoot('keys');
-    const openai = new OpenAI({ apiKey: clientKey, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-    await openai.chat.completions.create({
-      model: 'A-1',
-      messages: [{ role: 'user', content: 'Hello there' }],
-    });
-    const stream = await openai.chat.completions.create({
-      model: 'A-2',
-      messages: [{ role: 'user', content: 'Stream a short answer' }],
-      stream: true,
-      stream_options: { include_usage: true },
-    });
-    let chunks = 0;
-    for await (const chunk of stream) chunks += chunk.choices.length > 0 ? 1 : 0;
-    assert.ok(chunks > 0);
-    const anthropic = new Anthropic({ apiKey: clientKey, baseURL: gateway.url, maxRetries: 0 });
-    await anthropic.messages.create({
-      model: 'B-1',
-      max_tokens: 64,
-      messages: [{ role: 'user', content: 'Hello from the messages surface' }],
-    });
-    const google = new GoogleGenAI({
-      apiKey: clientKey,
-      httpOptions: { baseUrl: gateway.url, apiVersion: 'v1', retryOptions: { attempts: 1 } },
-    });
-    await google.models.generateContent({ model: 'C-1', contents: 'Hello from the generate surface' });
-    // A request that fails upstream (the simulator's fault header) is a ledger row with an error.
-    await assert.rejects(
-      openai.chat.completions.create(
-        { model: 'A-1', messages: [{ role: 'user', content: 'fail please' }] },
-        { headers: { 'x-simulate-error': '400' } },
-      ),
-    );
+    await trafficOnEverySurface(gateway.url, clientKey);
   });
 
   test('overview, usage and requests pages show exactly that traffic (as `modelgate usage` does)', async () => {

@@ -12,8 +12,6 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import Anthropic from '@anthropic-ai/sdk';
-import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { openDatabase } from '../../src/store/database.ts';
 import { connectPostgres, type PgConnection } from '../../src/store/postgres/connection.ts';
@@ -23,6 +21,7 @@ import { rebuildPgRollups } from '../../src/store/postgres/pg-rollups.ts';
 import { SqliteLedgerWriter } from '../../src/usage/sqlite-ledger-writer.ts';
 import { dumpRollups, rollupDifference, sampleLedgerRows } from '../../src/usage/test-kit.ts';
 import { missingPostgres, startPostgres, type RealPostgres } from '../kit/real-servers.ts';
+import { trafficOnEverySurface } from '../kit/surface-traffic.ts';
 import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 
 const skip = missingPostgres();
@@ -172,40 +171,7 @@ describe('the dashboard on PostgreSQL', { skip, timeout: 300_000 }, () => {
 
     test('after traffic on all three surfaces, the dashboard’s figures equal `modelgate usage`’s', async () => {
       let sent = 0;
-      for (const [index, on] of instances.entries()) {
-        const openai = new OpenAI({ apiKey: on.key, baseURL: `${on.url}/v1`, maxRetries: 0 });
-        await openai.chat.completions.create({
-          model: 'A-1',
-          messages: [{ role: 'user', content: `hi ${index}` }],
-        });
-        const stream = await openai.chat.completions.create({
-          model: 'A-2',
-          messages: [{ role: 'user', content: 'Stream a short answer' }],
-          stream: true,
-          stream_options: { include_usage: true },
-        });
-        let chunks = 0;
-        for await (const chunk of stream) chunks += chunk.choices.length;
-        assert.ok(chunks > 0);
-        const anthropic = new Anthropic({ apiKey: on.key, baseURL: on.url, maxRetries: 0 });
-        await anthropic.messages.create({
-          model: 'B-1',
-          max_tokens: 64,
-          messages: [{ role: 'user', content: 'Hello from the messages surface' }],
-        });
-        const google = new GoogleGenAI({
-          apiKey: on.key,
-          httpOptions: { baseUrl: on.url, apiVersion: 'v1', retryOptions: { attempts: 1 } },
-        });
-        await google.models.generateContent({ model: 'C-1', contents: 'Hello from the generate surface' });
-        await assert.rejects(
-          openai.chat.completions.create(
-            { model: 'A-1', messages: [{ role: 'user', content: 'fail please' }] },
-            { headers: { 'x-simulate-error': '400' } },
-          ),
-        );
-        sent += 5;
-      }
+      for (const on of instances) sent += await trafficOnEverySurface(on.url, on.key);
       // Each instance ships its own outbox: wait until every row is on the server.
       const deadline = Date.now() + 30_000;
       for (;;) {
