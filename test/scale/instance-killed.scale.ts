@@ -31,6 +31,7 @@ import {
   startInstance,
   steadyLoad,
   stopInstances,
+  waitForKey,
   type Instance,
 } from './test-kit.ts';
 
@@ -95,6 +96,8 @@ describe('kill -9 of one instance of three under load', { skip, timeout: 300_000
     });
     assert.equal(created.status, 201, created.text);
     const { key, id } = created.json as { key: string; id: string };
+    // Other processes learn of a new key within a second: the load starts once all know it.
+    await waitForKey(instances, alphaAuth(key));
     const load = steadyLoad(
       () => instances,
       24,
@@ -143,7 +146,7 @@ describe('kill -9 of one instance of three under load', { skip, timeout: 300_000
       const answered = victims.filter((answer) => answer.status === 200);
       assert.ok(
         victims.every((answer) => answer.status === 200 || answer.error !== undefined),
-        'the killed instance answered 200 or not at all',
+        `the killed instance answered 200 or not at all: ${victims.map((answer) => answer.error ?? answer.status).join(' ')}`,
       );
 
       // Holds: once the survivors settled theirs, what is held is the killed instance's, and it

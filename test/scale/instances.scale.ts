@@ -25,7 +25,7 @@ import {
   type RealRedis,
 } from '../kit/real-servers.ts';
 import { startRecordingUpstream, type RecordingUpstream } from '../kit/recording-upstream.ts';
-import { startInstance, startInstances, stopInstances, type Instance } from './test-kit.ts';
+import { startInstance, startInstances, stopInstances, waitForKey, type Instance } from './test-kit.ts';
 
 const skip = missingBinary('redis-server');
 const skipPostgres = skip ?? missingPostgres();
@@ -169,6 +169,9 @@ for (const store of ['store file', 'PostgreSQL'] as const)
         });
         assert.equal(created.status, 201, created.text);
         const { key, id } = created.json as { key: string; id: string };
+        // Known everywhere first (within a second of its creation, tested below): a process that
+        // has not read it yet would answer 401, not decide on the budget.
+        await waitForKey(instances, alphaAuth(key));
         const answers = await Promise.all(
           Array.from({ length: 50 }, (_, index) =>
             post(instance(index).url, '/v1/chat/completions', alphaAuth(key), {

@@ -20,6 +20,7 @@ import {
   startInstance,
   steadyLoad,
   stopInstances,
+  waitForKey,
   type Instance,
   type LoadAnswer,
 } from './test-kit.ts';
@@ -129,6 +130,7 @@ for (const mode of ['closed', 'local'] as const)
         const limitedRpm = 60;
         const limited = await createKey(url, { name: 'limited', rpm: limitedRpm, tpm: 100_000_000 });
         const budgeted = await createKey(url, { name: 'budgeted', budget_usd: 100, rpm: 1_000_000 });
+        for (const key of [busy, limited, budgeted]) await waitForKey(instances, alphaAuth(key));
         let surfaceTurn = 0;
         const load = steadyLoad(
           () => instances,

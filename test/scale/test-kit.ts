@@ -98,6 +98,35 @@ export async function stopInstances(instances: readonly Instance[]): Promise<voi
   );
 }
 
+/**
+ * Waits until every process of every instance accepts a key just created through one of them
+ * (pushed over Redis, or read by the 250 ms recheck: within a second). Asks `GET /v1/models`,
+ * which costs the key no budget and no rate limit, several at once per instance so that the
+ * connections, and with them the requests, reach each of its workers.
+ */
+export async function waitForKey(
+  instances: readonly Instance[],
+  headers: Record<string, string>,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const statuses = await Promise.all(
+      instances.flatMap((instance) =>
+        Array.from({ length: 8 }, () =>
+          fetch(`${instance.url}/v1/models`, { headers }).then(async (answer) => {
+            await answer.arrayBuffer();
+            return answer.status;
+          }),
+        ),
+      ),
+    );
+    if (statuses.every((status) => status === 200)) return;
+    if (Date.now() > deadline) throw new Error(`the key is not known everywhere: ${statuses.join(' ')}`);
+    await sleep(100);
+  }
+}
+
 /** The PIDs of a process's children (Linux: every /proc/<pid>/stat whose parent is `pid`). */
 export function childPids(pid: number): number[] {
   const children: number[] = [];
