@@ -397,7 +397,9 @@ async function route(
     if (!request.complete) sink.headers.connection = 'close';
     watch?.finish();
     if (error instanceof AdmissionRefusal) Object.assign(sink.headers, error.headers);
-    else if (key !== undefined && !admitted && !response.headersSent) {
+    // Not admitted: the limits are described, unless a store was unreachable (the limits store
+    // would only fail again, and log once more per request for the whole outage).
+    else if (key !== undefined && !admitted && !response.headersSent && !storeDown(error)) {
       await describeLimits(
         state,
         key,
@@ -426,6 +428,11 @@ async function route(
 function abortReason(signal: AbortSignal): string | undefined {
   if (!signal.aborted) return undefined;
   return typeof signal.reason === 'string' ? signal.reason : 'client_abort';
+}
+
+/** A store could not answer (limits, budgets, stored responses): a 503 before admission. */
+function storeDown(error: unknown): boolean {
+  return error instanceof GatewayError && error.kind === 'unavailable';
 }
 
 /** Rate-limit headers for an answer that never reached admission; a store failure only loses them. */
