@@ -38,13 +38,18 @@ export class LedgerOutbox implements LedgerWriter {
     if (path !== ':memory:') createPrivately(path);
     this.#database = new DatabaseSync(path);
     this.#database.exec(
-      // The busy timeout first: the workers of an instance open the file at the same moment.
+      // The busy timeout first: the workers of an instance open the file at the same moment. The
+      // tables in one IMMEDIATE transaction: it waits for the write lock (busy timeout) from the
+      // start, where a statement that reads the schema and then writes would be refused at once
+      // (SQLite's deadlock rule) while another process creates them.
       `PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
+       BEGIN IMMEDIATE;
        CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, row TEXT NOT NULL);
        CREATE TABLE IF NOT EXISTS rejected (seq INTEGER PRIMARY KEY, row TEXT NOT NULL, reason TEXT NOT NULL);
        CREATE TABLE IF NOT EXISTS ship_lease (
          name TEXT PRIMARY KEY, holder TEXT NOT NULL, until INTEGER NOT NULL
-       );`,
+       );
+       COMMIT;`,
     );
     const values = (rows: number): string => Array.from({ length: rows }, () => '(?)').join(', ');
     this.#insert = this.#database.prepare(`INSERT INTO outbox (row) VALUES ${values(1)}`);
