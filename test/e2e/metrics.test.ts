@@ -14,41 +14,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { openDatabase } from '../../src/store/database.ts';
 import { alphaAuth, betaAuth, gammaAuth, gammaPath, post, writeTempConfig } from '../kit/e2e.ts';
 import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
+import { parseExposition, sum } from '../kit/exposition.ts';
 
 const adminKey = 'mg-admin-metrics-test-0123456789';
 const metricsToken = 'mg-metrics-scraper-token-0123456789';
 const clientTraceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** The samples of a Prometheus text exposition (enough of the format for these assertions). */
-function parseExposition(text: string): Sample[] {
-  const samples: Sample[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    assert.ok(match, `not an exposition line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const pair of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
-      labels[pair[1] as string] = pair[2] as string;
-    samples.push({ name: match[1] as string, labels, value: Number(match[3]) });
-  }
-  return samples;
-}
-
-function sum(samples: Sample[], name: string, where: Record<string, string> = {}): number {
-  return samples
-    .filter(
-      (sample) =>
-        sample.name === name &&
-        Object.entries(where).every(([label, value]) => sample.labels[label] === value),
-    )
-    .reduce((total, sample) => total + sample.value, 0);
-}
 
 async function scrape(url: string, token?: string): Promise<{ status: number; text: string; type: string }> {
   const response = await fetch(`${url}/metrics`, {

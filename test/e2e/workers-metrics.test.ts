@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { openDatabase } from '../../src/store/database.ts';
 import { alphaAuth, betaAuth, gammaAuth, gammaPath } from '../kit/e2e.ts';
+import { parseExposition, sum, type Sample } from '../kit/exposition.ts';
 import { startGatewayProcess, type GatewayProcess } from '../kit/gateway-process.ts';
 import { missingBinary, startRedis, type RealRedis } from '../kit/real-servers.ts';
 
@@ -46,42 +47,6 @@ function exchange(
     outgoing.setTimeout(10_000, () => outgoing.destroy(new Error('no answer in 10 s')));
     outgoing.end(body === undefined ? undefined : JSON.stringify(body));
   });
-}
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-function parseExposition(text: string): Sample[] {
-  const samples: Sample[] = [];
-  const typed = new Set<string>();
-  for (const line of text.split('\n')) {
-    if (line.startsWith('# TYPE ')) {
-      const name = line.split(' ')[2] as string;
-      assert.ok(!typed.has(name), `${name} is declared once`);
-      typed.add(name);
-    }
-    if (line === '' || line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    assert.ok(match, `not an exposition line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const pair of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
-      labels[pair[1] as string] = pair[2] as string;
-    samples.push({ name: match[1] as string, labels, value: Number(match[3]) });
-  }
-  return samples;
-}
-
-function sum(samples: readonly Sample[], name: string, where: Record<string, string> = {}): number {
-  return samples
-    .filter(
-      (sample) =>
-        sample.name === name &&
-        Object.entries(where).every(([label, value]) => sample.labels[label] === value),
-    )
-    .reduce((total, sample) => total + sample.value, 0);
 }
 
 describe('metrics of serve --workers 2', { skip: missingBinary('redis-server'), timeout: 180_000 }, () => {
