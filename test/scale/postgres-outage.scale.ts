@@ -22,9 +22,14 @@ const outageMs = Number(process.env.OUTAGE_MS ?? 30_000);
 const warmMs = 5_000;
 const concurrency = 16;
 
-/** Resident memory of a process in MiB (Linux). */
-function rssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+/** Resident memory of a process in MiB (Linux); undefined once it has exited. */
+function rssMiB(pid: number): number | undefined {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return undefined;
+  }
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
 }
 
@@ -80,9 +85,17 @@ describe('PostgreSQL stopped for 30 s under load', { skip, timeout: 300_000 }, (
     // Peak RSS per phase: the same load with the server up (control), then while it is down.
     const rss = { warm: 0, control: 0, outage: 0, after: 0 };
     let phase: keyof typeof rss = 'warm';
+    // An instance that exits mid-run is a failure of its own, with its log (not a sampler error).
+    const gone: Instance[] = [];
     const sampler = setInterval(() => {
-      for (const { pid } of instances) rss[phase] = Math.max(rss[phase], rssMiB(pid));
+      for (const instance of instances) {
+        const resident = rssMiB(instance.pid);
+        if (resident === undefined) {
+          if (!gone.includes(instance)) gone.push(instance);
+        } else rss[phase] = Math.max(rss[phase], resident);
+      }
     }, 250);
+    t.after(() => clearInterval(sampler));
     const load = Promise.all(Array.from({ length: concurrency }, (_, index) => client(index)));
 
     await new Promise((resolve) => setTimeout(resolve, warmMs));
@@ -135,6 +148,11 @@ describe('PostgreSQL stopped for 30 s under load', { skip, timeout: 300_000 }, (
       `${answered.length} answers (${duringOutage} during the ${outageMs / 1000} s outage, ${waiting} rows waiting in the outbox halfway), ` +
         `statuses ${JSON.stringify([...statuses])}; all rows in PostgreSQL ${arrivedAfterMs} ms after the restart; ` +
         `peak RSS ${rss.warm.toFixed(0)} MiB warming up, ${rss.control.toFixed(0)} MiB with the server up, ${rss.outage.toFixed(0)} MiB while it was down, ${rss.after.toFixed(0)} MiB after`,
+    );
+    assert.deepEqual(
+      gone.map((instance) => instance.log()),
+      [],
+      'no instance exited during the run (their logs above)',
     );
     assert.deepEqual([...statuses.keys()], [200], 'every request answered during the outage too');
     assert.ok(duringOutage > 0 && waiting > 0, 'rows were written during the outage and waited on disk');

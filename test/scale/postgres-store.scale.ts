@@ -253,6 +253,23 @@ describe('the PostgreSQL store on a real server', { skip, timeout: 300_000 }, ()
     assert.equal(await store.delete('resp_2', 'key-a'), true);
   });
 
+  test('a transaction whose connection the server ends between two queries fails as unavailable; the process lives on', async () => {
+    let terminated = false;
+    const outcome = connection.transaction(async (query) => {
+      const [row] = await query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      // Ended from another connection while this one runs no query: pg reports it as an 'error'
+      // event on the checked-out client, which nobody listening for would crash the process.
+      await connection.query('SELECT pg_terminate_backend($1)', [row?.pid]);
+      terminated = true;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await query('SELECT 1');
+    });
+    await assert.rejects(outcome, StoreUnavailableError);
+    assert.ok(terminated);
+    // The pool gives out a healthy connection afterwards.
+    assert.deepEqual(await connection.query<{ one: number }>('SELECT 1 AS one'), [{ one: 1 }]);
+  });
+
   test('an outage: rows wait in the outbox and arrive once after the restart; store calls fail as unavailable', async () => {
     const outbox = new LedgerOutbox(join(directory, 'outbox.db'));
     const shipper = new LedgerShipper(outbox, connection, { idleMs: 20, maxBackoffMs: 200 });

@@ -77,23 +77,48 @@ export async function connectPostgres(
       } catch (error) {
         throw unavailable(error, location) ?? error;
       }
-      let broken = false;
+      // A checked-out client is not the pool's to watch: the server going away between two of the
+      // transaction's queries is an 'error' event on it, which unheard would take the process down.
+      // An object, not `let`s: the listener's assignments stay visible to the checker.
+      const state: { lost: Error | undefined; broken: boolean } = { lost: undefined, broken: false };
+      const onLost = (error: Error): void => {
+        state.lost = error;
+        state.broken = true;
+      };
+      client.on('error', onLost);
+      const query = async <Row extends QueryResultRow>(
+        text: string,
+        values?: readonly unknown[],
+      ): Promise<Row[]> => {
+        if (state.lost !== undefined) throw connectionLost(state.lost, location);
+        return run<Row>(client, text, values);
+      };
       try {
-        await run(client, 'BEGIN');
-        const result = await work((text, values) => run(client, text, values));
-        await run(client, 'COMMIT');
+        await query('BEGIN');
+        const result = await work(query);
+        await query('COMMIT');
         return result;
       } catch (error) {
-        await run(client, 'ROLLBACK').catch(() => {
-          broken = true;
-        });
+        if (!state.broken)
+          await run(client, 'ROLLBACK').catch(() => {
+            state.broken = true;
+          });
         throw error;
       } finally {
-        client.release(broken);
+        client.off('error', onLost);
+        client.release(state.broken);
       }
     },
     close: () => pool.end(),
   };
+}
+
+/** The connection a transaction held was lost: the store is unavailable, whatever the error said. */
+function connectionLost(error: Error, location: string): StoreUnavailableError {
+  return (
+    unavailable(error, location) ??
+    new StoreUnavailableError(`PostgreSQL at ${location} is unreachable (${shortCause(error)})`)
+  );
 }
 
 /** Connection-level failures (refused, reset, timed out, the server shutting down): not the query's fault. */
