@@ -6,6 +6,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -25,6 +26,43 @@ function newerSource(since) {
   }
   return false;
 }
+
+/**
+ * `serve` runs with V8 heap flags chosen for a gateway (a sidecar on every host, where peak RSS is
+ * what operators see): a young generation of at most 2 × 16 MiB (V8's default lets it grow to
+ * 64 MiB under load) and an old generation that grows by 50 % between full collections (V8 lets it
+ * grow up to 4×). bench/README.md has what each costs and saves. They have to be set before V8
+ * starts, so the command re-executes itself once with them (same pid, stdio and environment).
+ * `MODELGATE_NODE_FLAGS` replaces them (`none`: V8's defaults); a heap flag of the operator's own
+ * (`node --max-semi-space-size=… bin/modelgate.js` or NODE_OPTIONS) keeps them all out.
+ */
+/** The Node flags the operator gave (command line and NODE_OPTIONS). */
+function given() {
+  return [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ');
+}
+
+const defaultServeFlags = '--max-semi-space-size=16 --heap-growing-percent=50';
+function serveFlags() {
+  if (process.argv[2] !== 'serve' || typeof process.execve !== 'function') return [];
+  if (process.env.MODELGATE_SERVE_REEXEC === '1') {
+    // This is the re-executed process: the marker goes, so nothing it starts inherits it.
+    delete process.env.MODELGATE_SERVE_REEXEC;
+    return [];
+  }
+  if (/--(max-semi-space-size|heap-growing-percent|max-old-space-size)/.test(given())) return [];
+  const wanted = process.env.MODELGATE_NODE_FLAGS ?? defaultServeFlags;
+  return wanted.trim() === 'none' ? [] : wanted.split(/\s+/).filter((flag) => flag !== '');
+}
+const flags = serveFlags();
+if (flags.length > 0) {
+  const argv = [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)];
+  process.execve(process.execPath, argv, { ...process.env, MODELGATE_SERVE_REEXEC: '1' });
+}
+
+// Start-up allocates in a burst that would grow V8's young generation for good: it is held at its
+// initial size until the server listens (src/cli/young-generation.ts lets it grow then).
+if (process.argv[2] === 'serve' && !/--semi-space-growth-factor/.test(given()))
+  setFlagsFromString('--semi-space-growth-factor=1');
 
 const built = builtAt();
 if (built !== undefined && !newerSource(built)) await import('../dist/cli/main.js');

@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { startGateway } from '../server/start-gateway.ts';
 import { StoreUnavailableError } from '../store/store-errors.ts';
 import { parseWorkers, runPrimary, workerListening } from './workers.ts';
+import { letYoungGenerationGrow } from './young-generation.ts';
 
 export async function runServe(argv: string[]): Promise<void> {
   let config: Config;
@@ -49,6 +50,8 @@ export async function runServe(argv: string[]): Promise<void> {
 async function serve(config: Config): Promise<void> {
   // A worker's `/metrics` serves the whole group's, merged by the primary.
   const gateway = await startGateway(config, undefined, { metricsThroughPrimary: cluster.isWorker });
+  // Start-up is over: from here on the young generation sizes itself to the traffic.
+  letYoungGenerationGrow();
   // A process made to exit without `close`: above all a worker whose primary died (`kill -9`),
   // which node:cluster ends at once with process.exit. Its last ledger rows are a synchronous
   // local write away: written on the way out rather than lost.

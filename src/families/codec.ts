@@ -154,6 +154,11 @@ export interface PassThrough {
   /** The upstream's JSON body for the client, with the model shown as the client named it. */
   rewriteResponse(body: JsonObject, context: ResponseContext): JsonObject;
   /**
+   * The same answer made by editing the upstream's own text (`body` is that text parsed), which
+   * spares re-encoding the whole answer; undefined when it has to be re-encoded (`rewriteResponse`).
+   */
+  rewriteResponseText?(text: string, body: JsonObject, context: ResponseContext): string | undefined;
+  /**
    * One upstream SSE message re-framed for the client without re-encoding its JSON ('' drops it),
    * the model named as the client named it, whatever id the upstream answered with.
    */

@@ -64,11 +64,11 @@ export function endStream(
   };
 }
 
-/** Sends a whole JSON answer with its headers (`answerHeaders`) and its cost. */
+/** Sends a whole JSON answer (or its text) with its headers (`answerHeaders`) and its cost. */
 export function sendJsonAnswer(
   call: ChatCall,
   entry: ModelEntry,
-  body: JsonObject,
+  body: JsonObject | string,
   usage: Usage,
   finishReasons: readonly string[],
   headers: ResponseHeaders,
@@ -76,7 +76,7 @@ export function sendJsonAnswer(
 ): Delivery {
   const cost = costUsd(usage, entry.pricing);
   headers[costHeader] = formatUsd(cost);
-  call.sink.sendJson(200, JSON.stringify(body), headers);
+  call.sink.sendJson(200, typeof body === 'string' ? body : JSON.stringify(body), headers);
   return {
     delivered: true,
     stream: false,

@@ -107,7 +107,8 @@ async function answerJson(run: AttemptRun, response: UpstreamResponse): Promise<
   const passThrough = attempt.passThrough ? call.surface.passThrough : undefined;
   const body =
     passThrough !== undefined && isJsonObject(upstreamBody)
-      ? passThrough.rewriteResponse(upstreamBody, context)
+      ? (passThrough.rewriteResponseText?.(text, upstreamBody, context) ??
+        passThrough.rewriteResponse(upstreamBody, context))
       : call.surface.encodeResponse({ ...decoded, model: context.model }, context);
   const headers = answerHeaders(attempt.entry, attempt.notes, attempt.upstreamRequest.warnings);
   const finishReasons = decoded.choices.map((choice) => finishReasonName(choice.finishReason));

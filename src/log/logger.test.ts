@@ -44,3 +44,25 @@ test('a long burst is written as it fills, nothing lost', () => {
   assert.equal(lines.length, 5000);
   assert.equal((JSON.parse(lines.at(-1) ?? '{}') as { index: number }).index, 4999);
 });
+
+test('a line is one JSON object: time, level and message first, then the fields; a field may replace them', () => {
+  const lines: string[] = [];
+  const log = createLogger('debug', [], (line) => lines.push(line));
+  log.info('plain');
+  log.warn('with "quotes"\nand a newline', { status: 503, path: '/v1/x', skipped: undefined });
+  log.error('empty fields', {});
+  log.debug('renamed', { level: 'custom', extra: [1, 2] });
+  const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  for (const entry of parsed) assert.match(String(entry.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  assert.deepEqual(
+    parsed.map(({ time: _time, ...rest }) => rest),
+    [
+      { level: 'info', message: 'plain' },
+      { level: 'warn', message: 'with "quotes"\nand a newline', status: 503, path: '/v1/x' },
+      { level: 'error', message: 'empty fields' },
+      { level: 'custom', message: 'renamed', extra: [1, 2] },
+    ],
+  );
+  assert.ok(lines.every((line) => !line.includes('\n')));
+  assert.deepEqual(Object.keys(parsed[1] ?? {}).slice(0, 3), ['time', 'level', 'message']);
+});

@@ -24,8 +24,7 @@ export function createLogger(
   const guarded = secrets.filter((secret) => secret.length >= 4);
   const log = (at: LogLevel, message: string, fields?: Record<string, unknown>): void => {
     if (rank[at] < threshold) return;
-    const line = JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields });
-    write(redact(line, guarded));
+    write(redact(logLine(at, message, fields), guarded));
   };
   return {
     enabled: (level) => rank[level] >= threshold,
@@ -34,6 +33,31 @@ export function createLogger(
     warn: (message, fields) => log('warn', message, fields),
     error: (message, fields) => log('error', message, fields),
   };
+}
+
+/**
+ * `{"time":…,"level":…,"message":…, …fields}` as one JSON line. Written by hand (fields encoded once,
+ * no merged object, the time string kept for its millisecond): a line per request made this a few
+ * microseconds of every request. A field named like the three fixed ones replaces it, as a merge would.
+ */
+function logLine(level: LogLevel, message: string, fields: Record<string, unknown> | undefined): string {
+  if (fields !== undefined && ('time' in fields || 'level' in fields || 'message' in fields))
+    return JSON.stringify({ time: isoNow(), level, message, ...fields });
+  const head = `{"time":"${isoNow()}","level":"${level}","message":${JSON.stringify(message)}`;
+  const rest = fields === undefined ? '{}' : JSON.stringify(fields);
+  return rest === '{}' ? `${head}}` : `${head},${rest.slice(1)}`;
+}
+
+let isoMillisecond = -1;
+let isoText = '';
+
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== isoMillisecond) {
+    isoMillisecond = now;
+    isoText = new Date(now).toISOString();
+  }
+  return isoText;
 }
 
 export function redact(text: string, secrets: readonly string[]): string {

@@ -1,6 +1,7 @@
 /** Composition root: config → store → keys → upstreams → HTTP server. Returns a handle to stop it. */
 import { ImageFetcher } from '../gateway/fetch-images.ts';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import { createServer } from '../http/node-http.ts';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/config.ts';
 import { ModelResolver } from '../gateway/resolve-model.ts';

@@ -79,11 +79,17 @@ export interface BinCounts {
 /**
  * What a batch adds to the rollups, summed in memory (both stores write these: the embedded one
  * here, PostgreSQL in store/postgres/pg-rollups.ts, from the rows its insert really added).
+ *
+ * A batch is mostly rows of the same few keys and models in the same minute: the entries a row
+ * adds to (its `RowGroup`) are found once per distinct group, by one string key, instead of ten
+ * rollup keys and eight histogram keys built per row.
  */
 export function summarizeRollups(batch: readonly LedgerRow[]): { usage: RollupSums[]; latency: BinCounts[] } {
   const sums = new Map<string, RollupSums>();
   const bins = new Map<string, BinCounts>();
+  const groups = new Map<string, RowGroup>();
   const previousModel = new Map<string, string>();
+  let last: RowGroup | undefined;
   for (const row of batch) {
     let retry = 0;
     let fallback = 0;
@@ -93,26 +99,103 @@ export function summarizeRollups(batch: readonly LedgerRow[]): { usage: RollupSu
       else retry = 1;
     }
     if (row.attempt > 0) previousModel.set(row.requestId, row.model);
-    const values = dimensionValues(row);
-    for (const period of rollupPeriods) {
-      const bucket = row.createdAt - (row.createdAt % period);
-      for (const [dimension, value] of values) {
-        const id = `${period}\u0000${dimension}\u0000${bucket}\u0000${value}`;
-        let entry = sums.get(id);
-        if (entry === undefined) {
-          entry = emptySums([period, dimension, bucket, value]);
-          sums.set(id, entry);
-        }
-        addRow(entry, row, retry, fallback);
-      }
-      if (!row.final || row.outcome === 'rejected') continue;
-      for (const model of ['', row.model]) {
-        addBin(bins, period, model, bucket, 'latency', row.latencyMs);
-        addBin(bins, period, model, bucket, 'ttft', row.ttftMs);
-      }
+    const group = last !== undefined && sameGroup(last, row) ? last : groupOf(row, groups, sums, bins);
+    last = group;
+    for (const entry of group.sums) addRow(entry, row, retry, fallback);
+    if (!row.final || row.outcome === 'rejected') continue;
+    if (row.latencyMs !== undefined) {
+      const bin = latencyBin(row.latencyMs);
+      for (const entry of group.latency) increment(entry.counts, bin);
+    }
+    if (row.ttftMs !== undefined) {
+      const bin = latencyBin(row.ttftMs);
+      for (const entry of group.ttft) increment(entry.counts, bin);
     }
   }
-  return { usage: [...sums.values()], latency: [...bins.values()] };
+  // A group's histograms exist from its first row on; those no finished request reached stay out.
+  return { usage: [...sums.values()], latency: [...bins.values()].filter((entry) => entry.counts.size > 0) };
+}
+
+/** The rollup entries every row of one minute, key, model, family and deployment adds to. */
+interface RowGroup {
+  minute: number;
+  keyId: string;
+  model: string;
+  family: string;
+  deployment: string | undefined;
+  /** One per period and dimension. */
+  sums: RollupSums[];
+  /** Latency and time-to-first-token histograms, per period, for all models and for this one. */
+  latency: BinCounts[];
+  ttft: BinCounts[];
+}
+
+function sameGroup(group: RowGroup, row: LedgerRow): boolean {
+  return (
+    group.minute === row.createdAt - (row.createdAt % minuteMs) &&
+    group.keyId === row.keyId &&
+    group.model === row.model &&
+    group.family === row.family &&
+    group.deployment === row.deployment
+  );
+}
+
+function groupOf(
+  row: LedgerRow,
+  groups: Map<string, RowGroup>,
+  sums: Map<string, RollupSums>,
+  bins: Map<string, BinCounts>,
+): RowGroup {
+  const minute = row.createdAt - (row.createdAt % minuteMs);
+  const id = `${minute}\u0000${row.keyId}\u0000${row.model}\u0000${row.family}\u0000${row.deployment ?? '\u0001'}`;
+  const known = groups.get(id);
+  if (known !== undefined) return known;
+  const group: RowGroup = {
+    minute,
+    keyId: row.keyId,
+    model: row.model,
+    family: row.family,
+    deployment: row.deployment,
+    sums: [],
+    latency: [],
+    ttft: [],
+  };
+  const values = dimensionValues(row);
+  for (const period of rollupPeriods) {
+    const bucket = row.createdAt - (row.createdAt % period);
+    for (const [dimension, value] of values)
+      group.sums.push(sumsEntry(sums, [period, dimension, bucket, value]));
+    for (const model of ['', row.model]) {
+      group.latency.push(binsEntry(bins, [period, model, bucket, 'latency']));
+      group.ttft.push(binsEntry(bins, [period, model, bucket, 'ttft']));
+    }
+  }
+  groups.set(id, group);
+  return group;
+}
+
+function sumsEntry(sums: Map<string, RollupSums>, values: RollupSums['values']): RollupSums {
+  const id = values.join('\u0000');
+  let entry = sums.get(id);
+  if (entry === undefined) {
+    entry = emptySums(values);
+    sums.set(id, entry);
+  }
+  return entry;
+}
+
+function binsEntry(bins: Map<string, BinCounts>, values: BinCounts['values']): BinCounts {
+  const id = values.join('\u0000');
+  let entry = bins.get(id);
+  if (entry === undefined) {
+    entry = { values, counts: new Map() };
+    bins.set(id, entry);
+  }
+  return entry;
+}
+
+function increment(counts: Map<number, number>, bin: number): void {
+  counts.set(bin, (counts.get(bin) ?? 0) + 1);
 }
 
 /** The embedded store's rollup writer: one upsert per summed row, histograms merged as text. */
@@ -210,25 +293,6 @@ function addRow(entry: RollupSums, row: LedgerRow, retry: number, fallback: numb
   entry.cacheWriteTokens += row.cacheWriteTokens;
   entry.outputTokens += row.outputTokens;
   entry.costUsd += row.costUsd;
-}
-
-function addBin(
-  bins: Map<string, BinCounts>,
-  period: number,
-  model: string,
-  bucket: number,
-  metric: 'latency' | 'ttft',
-  milliseconds: number | undefined,
-): void {
-  if (milliseconds === undefined) return;
-  const bin = latencyBin(milliseconds);
-  const id = `${period}\u0000${model}\u0000${bucket}\u0000${metric}`;
-  let entry = bins.get(id);
-  if (entry === undefined) {
-    entry = { values: [period, model, bucket, metric], counts: new Map() };
-    bins.set(id, entry);
-  }
-  entry.counts.set(bin, (entry.counts.get(bin) ?? 0) + 1);
 }
 
 function formatCounts(counts: ReadonlyMap<number, number>): string {

@@ -1,9 +1,10 @@
 /**
  * The `modelgate` command (bin/modelgate.js) runs the compiled CLI in dist/ when it is built and
- * at least as new as every source file, and src/ otherwise: a stale build never runs.
+ * at least as new as every source file, and src/ otherwise: a stale build never runs. `serve`
+ * re-executes itself once with the gateway's V8 heap flags.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,4 +47,49 @@ test('a build newer than every source runs; an edited source makes it stale', ()
   assert.equal(run(), 'dist serve');
   setTime('src/cli/main.ts', 3_000);
   assert.equal(run(), 'src serve');
+});
+
+/** What the CLI saw: its Node flags, its pid, whether the re-exec marker leaked. */
+interface Started {
+  pid: number;
+  execArgv: string[];
+  marker: boolean;
+}
+
+function start(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  nodeFlags: string[] = [],
+): Started & { spawned: number } {
+  checkout();
+  writeFileSync(
+    join(tree, 'src/cli/main.ts'),
+    "process.stdout.write(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, marker: 'MODELGATE_SERVE_REEXEC' in process.env }));\n",
+  );
+  const { NODE_OPTIONS: _options, MODELGATE_NODE_FLAGS: _flags, ...inherited } = process.env;
+  const child = spawnSync(process.execPath, [...nodeFlags, join(tree, 'bin/modelgate.js'), ...args], {
+    env: { ...inherited, ...env },
+    encoding: 'utf8',
+  });
+  assert.equal(child.status, 0, child.stderr);
+  return { ...(JSON.parse(child.stdout) as Started), spawned: child.pid };
+}
+
+test('serve runs with the gateway heap flags, in the process that was started', () => {
+  const started = start(['serve']);
+  assert.deepEqual(started.execArgv, ['--max-semi-space-size=16', '--heap-growing-percent=50']);
+  // Re-executed in place (execve): the pid a supervisor knows is the server's.
+  assert.equal(started.pid, started.spawned);
+  assert.equal(started.marker, false);
+  // Other commands start as they are.
+  assert.deepEqual(start(['keys']).execArgv, []);
+});
+
+test('MODELGATE_NODE_FLAGS replaces the heap flags; none keeps V8 defaults; an own heap flag wins', () => {
+  assert.deepEqual(start(['serve'], { MODELGATE_NODE_FLAGS: 'none' }).execArgv, []);
+  assert.deepEqual(start(['serve'], { MODELGATE_NODE_FLAGS: ' --max-semi-space-size=8 ' }).execArgv, [
+    '--max-semi-space-size=8',
+  ]);
+  assert.deepEqual(start(['serve'], {}, ['--max-semi-space-size=4']).execArgv, ['--max-semi-space-size=4']);
+  assert.deepEqual(start(['serve'], { NODE_OPTIONS: '--max-old-space-size=512' }).execArgv, []);
 });

@@ -53,6 +53,32 @@ test('the response body keeps everything but shows the client model (and the spe
   assert.deepEqual(passThrough.rewriteResponse(uncached, context), { ...uncached, model: 'my-alias' });
 });
 
+test('the response text: the model renamed in place, else re-encoded (cache hit, odd or duplicate model fields)', () => {
+  const uncached = fixtureJson('text.json') as JsonObject;
+  uncached.usage = { ...(uncached.usage as JsonObject), prompt_tokens_details: { cached_tokens: 0 } };
+  const text = JSON.stringify(uncached, null, 1);
+  const renamed = passThrough.rewriteResponseText?.(text, uncached, context);
+  assert.ok(renamed !== undefined);
+  // Byte for byte the upstream's text (its spacing kept) apart from the model's value.
+  assert.equal(renamed, text.replace(`"model": ${JSON.stringify(uncached.model)}`, '"model": "my-alias"'));
+  assert.deepEqual(JSON.parse(renamed), passThrough.rewriteResponse(uncached, context));
+  // A cache hit needs the flat cached_tokens: re-encoded.
+  const cached = fixtureJson('text.json') as JsonObject;
+  assert.equal(passThrough.rewriteResponseText?.(JSON.stringify(cached), cached, context), undefined);
+  // No model field, a model that is not a string, or two model keys (a parser reads the last).
+  for (const odd of [
+    '{"id":"x","choices":[]}',
+    '{"id":"x","model":7,"choices":[]}',
+    '{"model":"a","id":"x","model":"b","choices":[]}',
+  ]) {
+    const body = JSON.parse(odd) as JsonObject;
+    assert.equal(passThrough.rewriteResponseText?.(odd, body, context), undefined, odd);
+  }
+  // Already the client's name: the text as it came.
+  const same = '{"id":"x","model":"my-alias","choices":[]}';
+  assert.equal(passThrough.rewriteResponseText?.(same, JSON.parse(same) as JsonObject, context), same);
+});
+
 test('stream messages: model renamed without re-encoding, usage chunk dropped unless asked, [DONE] kept', () => {
   const lines = fixtureText('text.chunks.txt').split('\n').filter(Boolean);
   const forward = (line: string, responseContext: ResponseContext): string =>

@@ -6,7 +6,7 @@
 import { isJsonObject, type ChatRequest, type JsonObject, type JsonValue } from '../../ir/index.ts';
 import type { SseMessage } from '../../sse/parse-sse.ts';
 import type { PassThrough, ResponseContext, UpstreamRequest, UpstreamTarget } from '../codec.ts';
-import { renameStringField } from '../shared/rename-field.ts';
+import { renameOnlyTopLevelField, renameStringField } from '../shared/rename-field.ts';
 import { upstreamHeaders } from './encode-request.ts';
 import { chatCompletionsPath } from './wire.ts';
 
@@ -34,6 +34,12 @@ function encodeRequest(body: JsonObject, request: ChatRequest, target: UpstreamT
 function rewriteResponse(body: JsonObject, context: ResponseContext): JsonObject {
   const usage = withFlatCachedTokens(body.usage);
   return usage === undefined ? { ...body, model: context.model } : { ...body, model: context.model, usage };
+}
+
+/** The text as it came, model renamed, unless the flat `cached_tokens` has to be added. */
+function rewriteResponseText(text: string, body: JsonObject, context: ResponseContext): string | undefined {
+  if (withFlatCachedTokens(body.usage) !== undefined) return undefined;
+  return renameOnlyTopLevelField(text, 'model', context.model);
 }
 
 /**
@@ -80,4 +86,9 @@ function forwardStreamMessage(message: SseMessage, context: ResponseContext): st
   return `data: ${renameStringField(data, 'model', 1, context.model)}\n\n`;
 }
 
-export const passThrough: PassThrough = { encodeRequest, rewriteResponse, forwardStreamMessage };
+export const passThrough: PassThrough = {
+  encodeRequest,
+  rewriteResponse,
+  rewriteResponseText,
+  forwardStreamMessage,
+};

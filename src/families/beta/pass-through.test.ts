@@ -29,6 +29,12 @@ test('the client body goes upstream with only the model changed (thinking blocks
 test('the response keeps everything but shows the client model', () => {
   const body = fixture('tool-use.json') as JsonObject;
   assert.deepEqual(passThrough.rewriteResponse(body, context), { ...body, model: 'b-1' });
+  // The same from the upstream's text, without re-encoding it.
+  const text = JSON.stringify(body);
+  const renamed = passThrough.rewriteResponseText?.(text, body, context);
+  assert.ok(renamed !== undefined);
+  assert.deepEqual(JSON.parse(renamed), { ...body, model: 'b-1' });
+  assert.equal(renamed.length, text.length - JSON.stringify(body.model).length + '"b-1"'.length);
 });
 
 function messages(text: string): SseMessage[] {

@@ -8,7 +8,7 @@ import { isJsonObject, type ChatRequest, type JsonObject, type JsonValue } from 
 import type { SseMessage } from '../../sse/parse-sse.ts';
 import { sseData, sseEvent } from '../../sse/write-sse.ts';
 import { minThinkingBudget } from '../shared/reasoning-budget.ts';
-import { renameStringField } from '../shared/rename-field.ts';
+import { renameOnlyTopLevelField, renameStringField } from '../shared/rename-field.ts';
 import { checkCacheBreakpoints, upstreamHeaders } from './encode-request.ts';
 import { betaFeatures, betaFeaturesHeader, clientVersion, versionHeader } from './surface.ts';
 import { messagesPath } from './wire.ts';
@@ -94,6 +94,11 @@ function rewriteResponse(body: JsonObject, context: ResponseContext): JsonObject
   return { ...body, model: context.model };
 }
 
+/** The text as it came, with the model renamed. */
+function rewriteResponseText(text: string, _body: JsonObject, context: ResponseContext): string | undefined {
+  return renameOnlyTopLevelField(text, 'model', context.model);
+}
+
 /**
  * Re-frames one SSE message; only `message_start` names the model (`message.model`), so only it is
  * rewritten, whatever id the upstream answered with.
@@ -106,4 +111,9 @@ function forwardStreamMessage(message: SseMessage, context: ResponseContext): st
   return message.event === undefined ? sseData(data) : sseEvent(message.event, data);
 }
 
-export const passThrough: PassThrough = { encodeRequest, rewriteResponse, forwardStreamMessage };
+export const passThrough: PassThrough = {
+  encodeRequest,
+  rewriteResponse,
+  rewriteResponseText,
+  forwardStreamMessage,
+};

@@ -64,3 +64,17 @@ export function renameStringField(text: string, key: string, depth: number, valu
   }
   return text;
 }
+
+/**
+ * `text` with its one top-level string field `key` (`"key"` occurs once in the whole text) set to
+ * `value`; undefined when that cannot be done in place (no such field, or the name occurs again,
+ * maybe as a duplicate key that a parser would read instead).
+ */
+export function renameOnlyTopLevelField(text: string, key: string, value: string): string | undefined {
+  const quotedKey = JSON.stringify(key);
+  const first = text.indexOf(quotedKey);
+  if (first === -1 || text.indexOf(quotedKey, first + quotedKey.length) !== -1) return undefined;
+  const renamed = renameStringField(text, key, 1, value);
+  // Unchanged: the field is not a top-level string, unless it already said `value`.
+  return renamed !== text || text.includes(`${quotedKey}:${JSON.stringify(value)}`) ? renamed : undefined;
+}
