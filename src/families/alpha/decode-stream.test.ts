@@ -219,3 +219,70 @@ test('a decoded stream folds to the decoded non-streamed body of the same answer
     assert.deepEqual(folded, direct, name);
   }
 });
+
+/** An SSE stream of these chunk texts, then `[DONE]`. */
+function sseOf(chunks: readonly string[]): string {
+  return [...chunks, '[DONE]'].map((data) => `data: ${data}\n\n`).join('');
+}
+
+test('text chunks read without the parser decode exactly as parsed ones; anything unusual is parsed', () => {
+  const head = '{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":';
+  const chunk = (choices: string, tail = ''): string => `${head}${choices}${tail}}`;
+  const content = (index: number, text: string, logprobs = true): string =>
+    `[{"index":${index},"delta":{"content":${JSON.stringify(text)}},${logprobs ? '"logprobs":null,' : ''}"finish_reason":null}]`;
+  const chunks = [
+    chunk('[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]'),
+    chunk(content(0, 'plain')),
+    chunk(content(0, ' with "quotes" and \\ escapes\n')),
+    chunk(content(0, ' 世界 🙂', false), ',"usage":null'),
+    chunk(content(0, 'é'), ',"usage":null,"obfuscation":"AbC1"'),
+    chunk(content(0, 'x'), ',"obfuscation":"q\\"x"'),
+    chunk(content(1, 'second choice')),
+    chunk(content(12, 'choice twelve')),
+    `{"id":"a{b[c","choices":${content(0, ' id with brackets')}}`,
+    chunk(content(0, '')),
+    chunk('[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]'),
+    chunk(content(0, 'after finish')),
+    chunk('[{"index":1,"delta":{},"finish_reason":"length"}]'),
+    chunk('[{"index":12,"delta":{},"finish_reason":"stop"}]'),
+    chunk('[]', ',"usage":{"prompt_tokens":5,"completion_tokens":7,"total_tokens":12}'),
+  ];
+  const fast = decodeSse(sseOf(chunks));
+  // The same objects re-encoded with spaces: never the plain form, always parsed.
+  const parsed = decodeSse(
+    sseOf(chunks.map((text) => JSON.stringify(JSON.parse(text), null, 1).replaceAll('\n', ''))),
+  );
+  assert.deepEqual(fast, parsed);
+  assert.deepEqual(checkStreamEvents(fast), []);
+  assert.deepEqual(
+    fast.filter((event) => event.type === 'text-delta').map((event) => [event.choice, event.text]),
+    [
+      [0, 'plain'],
+      [0, ' with "quotes" and \\ escapes\n'],
+      [0, ' 世界 🙂'],
+      [0, 'é'],
+      [0, 'x'],
+      [1, 'second choice'],
+      [12, 'choice twelve'],
+      [0, ' id with brackets'],
+    ],
+  );
+});
+
+test('chunks that only look like plain text are refused as the parser refuses them', () => {
+  const started = '{"id":"c1","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}';
+  // U+0001: a raw control character (invalid in a JSON string) that an SSE line can carry.
+  for (const broken of [
+    '{"id":"c1","choices":[{"index":,"delta":{"content":"hi"},"finish_reason":null}]}',
+    '{"id":"c1","choices":[{"index":01,"delta":{"content":"hi"},"finish_reason":null}]}',
+    '{"id":"c1","choices":[{"index":0,"delta":{"content":"raw\u0001control"},"finish_reason":null}]}',
+    '{"id":"c1","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}}',
+    '{"id":"c1","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}],"obfuscation":"a\u0001"}',
+  ]) {
+    const events = decodeSse(`data: ${started}\n\ndata: ${broken}\n\n`);
+    const last = events.at(-1);
+    assert.ok(last?.type === 'error', broken);
+    assert.match(last.error.message, /not JSON/);
+    assert.equal(events.filter((event) => event.type === 'text-delta').length, 1, broken);
+  }
+});

@@ -43,6 +43,29 @@ interface DecoderState {
   choices: Map<number, ChoiceState>;
 }
 
+/** The fixed parts of a plain text chunk (`#plainTextChunk`). */
+const choicesOpening = '"choices":[{"index":';
+const contentOpening = ',"delta":{"content":"';
+const withLogprobs = '"},"logprobs":null,"finish_reason":null}]';
+const withoutLogprobs = '"},"finish_reason":null}]';
+const nullUsage = ',"usage":null';
+const obfuscationOpening = ',"obfuscation":"';
+/** What a JSON string's text may hold only escaped (or not at all): such text goes through JSON.parse. */
+const needsParser = /["\\\u0000-\u001f]/;
+
+/** The JSON integer `data[start, end)` spells (digits only, no leading zero), else undefined. */
+function wholeNumber(data: string, start: number, end: number): number | undefined {
+  if (end <= start || end - start > 9 || (data.charCodeAt(start) === 0x30 && end - start > 1))
+    return undefined;
+  let value = 0;
+  for (let at = start; at < end; at++) {
+    const digit = data.charCodeAt(at) - 0x30;
+    if (digit < 0 || digit > 9) return undefined;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
 /** Synthetic keys for index-less tool fragments, far from any real A `index`. */
 const syntheticKeyBase = 1_000_000;
 /** The key of the legacy `function_call` (one per choice). */
@@ -73,6 +96,7 @@ export class AlphaStreamDecoder implements StreamDecoder {
       this.#complete(emit);
       return;
     }
+    if (this.#state.started && this.#plainTextChunk(message.data, emit)) return;
     const chunk = parseChunk(message.data);
     if (chunk === undefined) {
       this.#fail(emit, new GatewayError('upstream', 'upstream sent a stream chunk that is not JSON'));
@@ -93,6 +117,44 @@ export class AlphaStreamDecoder implements StreamDecoder {
       this.#state.usage = decodeUsage(chunk.usage);
       emit({ type: 'usage', usage: this.#state.usage });
     }
+  }
+
+  /**
+   * Most chunks of a stream are one choice's text in A's exact wire form: `{…,"choices":[{"index":N,
+   * "delta":{"content":"TEXT"},("logprobs":null,)"finish_reason":null}](,"usage":null)
+   * (,"obfuscation":"…")}` with only strings and numbers before `choices`. When TEXT needs no
+   * unescaping, that is all the chunk says (the fields before `choices` matter only at the start):
+   * true when handled so, without JSON.parse. Anything else goes through the parser.
+   */
+  #plainTextChunk(data: string, emit: EmitStreamEvent): boolean {
+    const at = data.indexOf(choicesOpening);
+    // `choices` at the top level: no object or array opens before it.
+    if (at <= 0 || data.indexOf('[') !== at + 10 || data.indexOf('{', 1) !== at + 11) return false;
+    const indexStart = at + choicesOpening.length;
+    const indexEnd = data.indexOf(',', indexStart);
+    if (indexEnd === -1 || !data.startsWith(contentOpening, indexEnd)) return false;
+    const index = wholeNumber(data, indexStart, indexEnd);
+    if (index === undefined) return false;
+    const textStart = indexEnd + contentOpening.length;
+    const textEnd = data.indexOf('"', textStart);
+    if (textEnd === -1) return false;
+    let rest = textEnd;
+    if (data.startsWith(withLogprobs, rest)) rest += withLogprobs.length;
+    else if (data.startsWith(withoutLogprobs, rest)) rest += withoutLogprobs.length;
+    else return false;
+    if (data.startsWith(nullUsage, rest)) rest += nullUsage.length;
+    if (data.startsWith(obfuscationOpening, rest)) {
+      const valueEnd = data.indexOf('"', rest + obfuscationOpening.length);
+      if (valueEnd === -1 || needsParser.test(data.slice(rest + obfuscationOpening.length, valueEnd)))
+        return false;
+      rest = valueEnd + 1;
+    }
+    if (rest !== data.length - 1 || data.charCodeAt(rest) !== 0x7d) return false;
+    const text = data.slice(textStart, textEnd);
+    if (needsParser.test(text)) return false;
+    const choice = this.#choiceState(index);
+    if (!choice.finished) this.#text(index, choice, text, emit);
+    return true;
   }
 
   end(emit: EmitStreamEvent): void {

@@ -57,7 +57,7 @@ function withFlatCachedTokens(usage: JsonValue | undefined): JsonObject | undefi
 
 /** The usage-only chunk: `choices` empty plus a usage object (the `[]` test is a cheap pre-filter). */
 function usageOnlyChunk(data: string): JsonObject | undefined {
-  if (!data.includes('"choices":[]') && !data.includes('"choices": []')) return undefined;
+  if (!emptyChoices(data)) return undefined;
   try {
     const chunk: unknown = JSON.parse(data);
     return isJsonObject(chunk) &&
@@ -69,6 +69,23 @@ function usageOnlyChunk(data: string): JsonObject | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Whether the first `"choices":` is followed by `[]` (spaces allowed): one search per chunk. */
+function emptyChoices(data: string): boolean {
+  const at = data.indexOf('"choices"');
+  if (at === -1) return false;
+  let index = skipBlank(data, at + '"choices"'.length);
+  if (data.charCodeAt(index) !== 0x3a) return false;
+  index = skipBlank(data, index + 1);
+  if (data.charCodeAt(index) !== 0x5b) return false;
+  return data.charCodeAt(skipBlank(data, index + 1)) === 0x5d;
+}
+
+function skipBlank(data: string, from: number): number {
+  let index = from;
+  while (index < data.length && data.charCodeAt(index) <= 0x20) index++;
+  return index;
 }
 
 function forwardStreamMessage(message: SseMessage, context: ResponseContext): string {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { renameStringField } from './rename-field.ts';
 
 test('replaces the string value of the key at the given depth only', () => {
@@ -32,4 +33,25 @@ test('leaves the text alone when there is nothing to rename', () => {
   assert.equal(renameStringField('{"other":"x"}', 'model', 1, 'y'), '{"other":"x"}');
   assert.equal(renameStringField('{"model":"unterminated', 'model', 1, 'y'), '{"model":"unterminated');
   assert.equal(renameStringField('', 'model', 1, 'y'), '');
+});
+
+test('any object, compact or spaced: the top-level string field is renamed, nothing else changes', () => {
+  const tricky = fc.constantFrom('model', 'a"model', 'model\\', '{', '[', '"model":', 'x\\"model\\"', 'id');
+  const value = fc.oneof(
+    fc.jsonValue({ maxDepth: 2 }),
+    tricky,
+    fc.dictionary(tricky, fc.jsonValue({ maxDepth: 1 })),
+  );
+  fc.assert(
+    fc.property(fc.dictionary(fc.oneof(tricky, fc.string()), value), fc.boolean(), (object, spaced) => {
+      const text = spaced ? JSON.stringify(object, null, 1) : JSON.stringify(object);
+      const renamed = renameStringField(text, 'model', 1, 'new "name"');
+      const parsed = JSON.parse(text) as Record<string, unknown>;
+      const expected = typeof parsed.model === 'string' ? { ...parsed, model: 'new "name"' } : parsed;
+      assert.deepEqual(JSON.parse(renamed), expected);
+      // Only the value changed: the rest of the text is the upstream's own.
+      if (typeof object.model !== 'string') assert.equal(renamed, text);
+    }),
+    { numRuns: 500 },
+  );
 });

@@ -39,6 +39,10 @@ function skipSpace(text: string, index: number): number {
  */
 export function renameStringField(text: string, key: string, depth: number, value: string): string {
   const quotedKey = JSON.stringify(key);
+  if (depth === 1) {
+    const at = topLevelKeyAt(text, quotedKey);
+    if (at !== -1) return replaceStringValue(text, at + quotedKey.length, value);
+  }
   let level = 0;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
@@ -49,13 +53,7 @@ export function renameStringField(text: string, key: string, depth: number, valu
       const afterKey = skipSpace(text, end);
       if (text.charCodeAt(afterKey) === colon) {
         if (level === depth && end - index === quotedKey.length && text.startsWith(quotedKey, index)) {
-          const valueStart = skipSpace(text, afterKey + 1);
-          if (text.charCodeAt(valueStart) !== quote) return text;
-          const valueEnd = endOfString(text, valueStart);
-          if (valueEnd === -1) return text;
-          const replacement = JSON.stringify(value);
-          if (text.slice(valueStart, valueEnd) === replacement) return text;
-          return text.slice(0, valueStart) + replacement + text.slice(valueEnd);
+          return replaceStringValue(text, end, value);
         }
         index = afterKey;
       } else index = end - 1;
@@ -63,6 +61,34 @@ export function renameStringField(text: string, key: string, depth: number, valu
     else if (code === closeBrace || code === closeBracket) level--;
   }
   return text;
+}
+
+/** `text` with the string value of the key that ends at `keyEnd` set to `value` (unchanged when it is not a string). */
+function replaceStringValue(text: string, keyEnd: number, value: string): string {
+  const afterKey = skipSpace(text, keyEnd);
+  const valueStart = skipSpace(text, afterKey + 1);
+  if (text.charCodeAt(valueStart) !== quote) return text;
+  const valueEnd = endOfString(text, valueStart);
+  if (valueEnd === -1) return text;
+  const replacement = JSON.stringify(value);
+  if (text.slice(valueStart, valueEnd) === replacement) return text;
+  return text.slice(0, valueStart) + replacement + text.slice(valueEnd);
+}
+
+/**
+ * Where `quotedKey` is a key of the top-level object, found with native searches instead of a scan:
+ * its first occurrence, when no object or array opens before it (so it is at depth 1), its opening
+ * quote is not escaped and a colon follows. An unescaped `"key"` is always a whole string token
+ * (JSON strings cannot hold a bare quote), and a string followed by a colon is a key. -1 when this
+ * cannot tell (a `{` or `[` inside an earlier string value, say): the caller scans.
+ */
+function topLevelKeyAt(text: string, quotedKey: string): number {
+  const at = text.indexOf(quotedKey);
+  if (at <= 0 || text.charCodeAt(0) !== openBrace || text.charCodeAt(at - 1) === backslash) return -1;
+  const brace = text.indexOf('{', 1);
+  const bracket = text.indexOf('[');
+  if ((brace !== -1 && brace < at) || (bracket !== -1 && bracket < at)) return -1;
+  return text.charCodeAt(skipSpace(text, at + quotedKey.length)) === colon ? at : -1;
 }
 
 /**
