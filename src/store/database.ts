@@ -124,6 +124,9 @@ export const migrations: readonly string[] = [
 
 export type Database = DatabaseSync;
 
+/** WAL pages (4 KiB each) that trigger a checkpoint: small, so each is a short stall. */
+export const walCheckpointPages = 128;
+
 export function openDatabase(path: string): Database {
   return openMigrated(path).database;
 }
@@ -135,6 +138,10 @@ export function openMigrated(path: string): { database: Database; from: number; 
   // The busy timeout first: switching to WAL takes a lock another process opening the file at
   // the same moment may hold (instances sharing the file, started together).
   database.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+  // SQLite copies the WAL into the database inside the commit that crosses this many pages, on
+  // the event loop: at its default (1,000 pages, 4 MiB) the ledger's commits under load stalled
+  // every request for 6–13 ms every few seconds; 128 pages cost ~2 ms each, the same work in total.
+  database.exec(`PRAGMA wal_autocheckpoint = ${walCheckpointPages};`);
   const from = migrate(database);
   return { database, from, to: migrations.length };
 }
