@@ -164,35 +164,32 @@ function groupOf(
   for (const period of rollupPeriods) {
     const bucket = row.createdAt - (row.createdAt % period);
     for (const [dimension, value] of values)
-      group.sums.push(sumsEntry(sums, [period, dimension, bucket, value]));
+      group.sums.push(entryFor(sums, [period, dimension, bucket, value], emptySums));
     for (const model of ['', row.model]) {
-      group.latency.push(binsEntry(bins, [period, model, bucket, 'latency']));
-      group.ttft.push(binsEntry(bins, [period, model, bucket, 'ttft']));
+      group.latency.push(entryFor(bins, [period, model, bucket, 'latency'], emptyBins));
+      group.ttft.push(entryFor(bins, [period, model, bucket, 'ttft'], emptyBins));
     }
   }
   groups.set(id, group);
   return group;
 }
 
-function sumsEntry(sums: Map<string, RollupSums>, values: RollupSums['values']): RollupSums {
+/** The entry of `entries` for these key values, made by `make` the first time. */
+function entryFor<Entry, Values extends (string | number)[]>(
+  entries: Map<string, Entry>,
+  values: Values,
+  make: (values: Values) => Entry,
+): Entry {
   const id = values.join('\u0000');
-  let entry = sums.get(id);
+  let entry = entries.get(id);
   if (entry === undefined) {
-    entry = emptySums(values);
-    sums.set(id, entry);
+    entry = make(values);
+    entries.set(id, entry);
   }
   return entry;
 }
 
-function binsEntry(bins: Map<string, BinCounts>, values: BinCounts['values']): BinCounts {
-  const id = values.join('\u0000');
-  let entry = bins.get(id);
-  if (entry === undefined) {
-    entry = { values, counts: new Map() };
-    bins.set(id, entry);
-  }
-  return entry;
-}
+const emptyBins = (values: BinCounts['values']): BinCounts => ({ values, counts: new Map() });
 
 function increment(counts: Map<number, number>, bin: number): void {
   counts.set(bin, (counts.get(bin) ?? 0) + 1);
