@@ -18,6 +18,8 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { cpuMicros, peakRssKb } from './lib/proc-stats.ts';
+import { median } from './lib/stats.ts';
 
 const rig = fileURLToPath(new URL('../../shared/bench-rig/', import.meta.url));
 const clientKey = 'sk-bench-client-key-0000000000';
@@ -138,15 +140,9 @@ const targets: Target[] = targetSpecs.map((spec, index) => {
   return { name: spec, port, process: child, script, body, authorization, reps: [] };
 });
 
-/** utime + stime of a process, in microseconds (clock ticks of 10 ms). */
-function cpuMicros(pid: number): number {
-  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
-function statusKiB(pid: number, field: string): number {
-  const match = new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(match?.[1] ?? 0);
+/** VmRSS in KiB. */
+function rssKb(pid: number): number {
+  return Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
 }
 
 function wrk(target: Target, seconds: string): string {
@@ -192,23 +188,15 @@ async function ready(target: Target): Promise<void> {
   throw new Error(`${target.name} never answered`);
 }
 
-const median = (numbers: number[]): number => {
-  const sorted = [...numbers].sort((left, right) => left - right);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-};
-
 for (const target of targets) await ready(target);
-const idle = new Map(targets.map((target) => [target, statusKiB(target.process.pid ?? 0, 'VmRSS')]));
+const idle = new Map(targets.map((target) => [target, rssKb(target.process.pid ?? 0)]));
 for (const target of targets) wrk(target, '4');
 for (let rep = 0; rep < Number(values.reps); rep++) {
   for (const target of rep % 2 === 0 ? targets : [...targets].reverse()) {
     const pid = target.process.pid ?? 0;
-    const before = cpuMicros(pid);
+    const before = cpuMicros(pid) ?? 0;
     const output = wrk(target, values.seconds);
-    const used = cpuMicros(pid) - before;
+    const used = (cpuMicros(pid) ?? 0) - before;
     if (output.includes('Non-2xx')) throw new Error(`${target.name}: non-2xx answers\n${output}`);
     const requests = Number(/(\d+) requests in/.exec(output)?.[1] ?? 0);
     target.reps.push({
@@ -226,7 +214,7 @@ for (const target of targets) {
     `${target.name.padEnd(24)} ${scenario} c${values.connections}: ${median(reps.map((rep) => rep.rps)).toFixed(0)} req/s, ` +
       `p50 ${median(reps.map((rep) => rep.p50)).toFixed(2)} ms, p99 ${median(reps.map((rep) => rep.p99)).toFixed(2)} ms, ` +
       `CPU ${median(reps.map((rep) => rep.cpuMicros)).toFixed(1)} µs/req [${reps.map((rep) => rep.cpuMicros.toFixed(0)).join(' ')}], ` +
-      `RSS idle ${((idle.get(target) ?? 0) / 1024).toFixed(1)} MiB, peak ${(statusKiB(pid, 'VmHWM') / 1024).toFixed(1)} MiB\n`,
+      `RSS idle ${((idle.get(target) ?? 0) / 1024).toFixed(1)} MiB, peak ${((peakRssKb(pid) ?? 0) / 1024).toFixed(1)} MiB\n`,
   );
 }
 for (const target of targets) rmSync(target.script, { force: true });
