@@ -9,7 +9,9 @@
  *
  * scenario: chat-openai (A-3) | chat-anthropic (B-4) | stream-openai | stream-anthropic (20 chunks).
  * target: a checkout's directory (its `bin/modelgate.js serve`), `dir#FLAGS` to run it with
- * `MODELGATE_NODE_FLAGS=FLAGS` (e.g. `.#none`), or `bare` for the rig's bare proxy.
+ * `MODELGATE_NODE_FLAGS=FLAGS` (e.g. `.#none`), `bare` for the rig's bare proxy, or `floor` for the
+ * parsing floor (`parsing-floor.ts`: what any gateway that parses a same-family request and its
+ * answer must do; chat-openai and stream-openai only).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -88,9 +90,15 @@ const targets: Target[] = targetSpecs.map((spec, index) => {
   const [where = '', nodeFlags] = spec.split('#');
   const port = 9410 + index;
   const bare = where === 'bare';
+  const floor = where === 'floor';
   const upstream = `http://127.0.0.1:${mockPort}`;
   let child: ChildProcess;
-  if (bare) {
+  if (floor) {
+    if (!scenario.endsWith('openai'))
+      throw new Error('floor: the parsing floor serves chat-openai and stream-openai only');
+    const script = fileURLToPath(new URL('parsing-floor.ts', import.meta.url));
+    child = pinned(1, [script, '--port', String(port), '--upstream', upstream], { NODE_ENV: 'production' });
+  } else if (bare) {
     child = pinned(1, [join(rig, 'bare-proxy.mjs'), '--port', String(port), '--upstream', upstream], {
       NODE_ENV: 'production',
     });
