@@ -3,6 +3,7 @@
  * wholesale; `redact` is the last guard against a secret reaching a log line.
  */
 import { writeSync } from 'node:fs';
+import { LogSink } from './log-sink.ts';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
@@ -68,39 +69,34 @@ export function redact(text: string, secrets: readonly string[]): string {
 
 /**
  * Lines written within one turn of the event loop go to stderr in one write: with a line per
- * request, one write call per line cost about 3 % of a busy gateway's CPU (stderr to a file or a
- * pipe is a synchronous write on Linux). A full buffer (64 KiB) is written at once, and whatever
- * waits is written before the process exits, so a line is lost only if the process is killed
- * (SIGKILL) within the turn that logged it.
+ * request, one write call per line cost about 3 % of a busy gateway's CPU. A full batch (64 KiB)
+ * is written at once, and whatever waits is written before the process exits, so a line is lost
+ * only if the process is killed (SIGKILL) within the turn that logged it — or if stderr's reader
+ * stops taking lines: past 8 MiB unwritten, lines are dropped and then counted (log-sink.ts).
  */
-const flushAtBytes = 65_536;
-let pending = '';
-let flushScheduled = false;
+const stderrSink = new LogSink(() => process.stderr, {
+  flushAtBytes: 65_536,
+  maxUnwrittenBytes: 8 * 1024 * 1024,
+  droppedLine: (count) =>
+    logLine('warn', 'log lines dropped: stderr was not read as fast as the gateway logged', {
+      dropped: count,
+    }),
+});
 
-function batchedStderr(line: string): void {
-  pending += `${line}\n`;
-  if (pending.length >= flushAtBytes) flushLogs();
-  else if (!flushScheduled) {
-    flushScheduled = true;
-    setImmediate(flushLogs);
-  }
-}
+const batchedStderr = stderrSink.write;
 
 export function flushLogs(): void {
-  flushScheduled = false;
-  if (pending === '') return;
-  const text = pending;
-  pending = '';
-  process.stderr.write(text);
+  stderrSink.flush();
 }
 
 // 'exit' listeners run synchronously: an asynchronous stream write might not finish there.
 process.once('exit', () => {
+  const pending = stderrSink.pending;
   if (pending === '') return;
   try {
     writeSync(2, pending);
   } catch {
     // stderr already closed: nothing left to tell.
   }
-  pending = '';
+  stderrSink.clear();
 });
