@@ -36,11 +36,6 @@ export class LogSink {
     this.#options = options;
   }
 
-  /** Lines logged but not yet handed to the stream (for a synchronous write at exit). */
-  get pending(): string {
-    return this.#pending;
-  }
-
   /** Lines dropped since the last report. */
   get dropped(): number {
     return this.#dropped;
@@ -72,9 +67,11 @@ export class LogSink {
     stream.write(text);
   };
 
-  /** Takes what waits (after it was written another way). */
-  clear(): void {
+  /** Lines logged but not yet handed to the stream, taken (for a synchronous write at exit). */
+  takePending(): string {
+    const text = this.#pending;
     this.#pending = '';
+    return text;
   }
 }
 

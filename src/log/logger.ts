@@ -91,12 +91,11 @@ export function flushLogs(): void {
 
 // 'exit' listeners run synchronously: an asynchronous stream write might not finish there.
 process.once('exit', () => {
-  const pending = stderrSink.pending;
+  const pending = stderrSink.takePending();
   if (pending === '') return;
   try {
     writeSync(2, pending);
   } catch {
     // stderr already closed: nothing left to tell.
   }
-  stderrSink.clear();
 });
