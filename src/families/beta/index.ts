@@ -12,14 +12,8 @@ import { tokenCounting } from './count-tokens.ts';
 import { modelListing } from './model-list.ts';
 import { passThrough } from './pass-through.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
-import {
-  betaFeaturesHeader,
-  checkHeaders,
-  credentialHeaders,
-  matchRoute,
-  readClientKey,
-  resemblesPath,
-} from './surface.ts';
+import { checkHeaders, credentialHeaders, matchRoute, readClientKey, resemblesPath } from './surface.ts';
+import { betaFeaturesHeader } from './version-headers.ts';
 
 export const betaCodec: FamilyCodec = {
   id: 'beta',

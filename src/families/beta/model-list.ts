@@ -6,7 +6,7 @@
 import { invalidRequest, type JsonObject } from '../../ir/index.ts';
 import type { HeaderMap, ModelInfo, ModelListing } from '../codec.ts';
 import { queryInteger, queryText } from '../shared/query-params.ts';
-import { vendorVersionHeader, versionHeader } from './surface.ts';
+import { vendorVersionHeader, versionHeader } from './version-headers.ts';
 
 /** The catalog has no release dates: the epoch, as A's `created: 0`. */
 const createdAt = '1970-01-01T00:00:00Z';

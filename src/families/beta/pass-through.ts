@@ -10,7 +10,7 @@ import { sseData, sseEvent } from '../../sse/write-sse.ts';
 import { minThinkingBudget } from '../shared/reasoning-budget.ts';
 import { renameOnlyTopLevelField, renameStringField } from '../shared/rename-field.ts';
 import { checkCacheBreakpoints, upstreamHeaders } from './encode-request.ts';
-import { betaFeatures, betaFeaturesHeader, clientVersion, versionHeader } from './surface.ts';
+import { betaFeatures, betaFeaturesHeader, clientVersion, versionHeader } from './version-headers.ts';
 import { messagesPath } from './wire.ts';
 
 function encodeRequest(

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkHeaders, clientVersion, matchRoute, readClientKey } from './surface.ts';
+import { checkHeaders, matchRoute, readClientKey } from './surface.ts';
+import { clientVersion } from './version-headers.ts';
 
 const noParams = new URLSearchParams();
 
