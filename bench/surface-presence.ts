@@ -38,7 +38,7 @@ function withoutResponses(scratch: string): string {
   cpSync(join(root, 'src'), join(copy, 'src'), { recursive: true });
   symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
   writeFileSync(join(copy, 'package.json'), readFileSync(join(root, 'package.json')));
-  const registry = join(copy, 'src/families/registry.ts');
+  const registry = join(copy, 'src/surfaces/registry.ts');
   const text = readFileSync(registry, 'utf8');
   const patched = text.replace('[...codecList, responsesSurface]', '[...codecList]');
   if (patched === text) throw new Error('registry.ts: the surfaces list is not where this bench expects it');

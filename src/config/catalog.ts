@@ -1,5 +1,5 @@
 /** The model catalog: the spec's table, with cached-input prices the spec leaves open (see README). */
-import { familyCodec } from '../families/registry.ts';
+import { familyCodec } from '../surfaces/registry.ts';
 import type { FamilyId } from '../ir/index.ts';
 
 export interface ModelPricing {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { familyCodec, familyCodecs, familyIds, isFamilyId } from '../families/registry.ts';
+import { familyCodec, familyCodecs, familyIds, isFamilyId } from '../surfaces/registry.ts';
 import type { FamilyId } from '../ir/index.ts';
 import { defaultCatalog, defaultPricing, type ModelEntry } from './catalog.ts';
 import type { Config, DeploymentConfig, ModelRouting, TimeoutConfig, UpstreamConfig } from './config.ts';

@@ -5,8 +5,8 @@
  * transport), `fail` (another attempt may follow, or the error is final) and `answered` (the answer
  * starts reaching the client).
  */
-import type { HeaderMap, UpstreamRequest } from '../families/codec.ts';
-import { readUpstreamError } from '../families/shared/upstream-errors.ts';
+import type { HeaderMap, UpstreamRequest } from '../codecs/codec.ts';
+import { readUpstreamError } from '../codecs/shared/upstream-errors.ts';
 import { GatewayError } from '../ir/index.ts';
 import type { AttemptFailure, AttemptPlan } from '../routing/attempt-plan.ts';
 import { isRetryableStatus, isUnhealthyStatus } from '../routing/retry-policy.ts';

@@ -4,7 +4,8 @@
  * another family, then encoded (or passed through) for the upstream.
  */
 import type { ModelEntry } from '../config/catalog.ts';
-import type { FamilyCodec, UpstreamRequest } from '../families/codec.ts';
+import type { UpstreamRequest } from '../codecs/codec.ts';
+import type { FamilyCodec } from '../surfaces/surface.ts';
 import { GatewayError, type ChatRequest, type JsonObject } from '../ir/index.ts';
 import type { Step } from '../routing/attempt-plan.ts';
 import type { ChatCall } from './chat-call.ts';

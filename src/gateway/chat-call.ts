@@ -1,5 +1,6 @@
 /** One client chat request as the HTTP layer hands it to the gateway core. */
-import type { HeaderMap, SurfaceCodec, SurfaceRoute, SurfaceTurn } from '../families/codec.ts';
+import type { HeaderMap, SurfaceRoute, SurfaceTurn } from '../codecs/codec.ts';
+import type { SurfaceCodec } from '../surfaces/surface.ts';
 import type { AttemptRecord } from './delivery.ts';
 import type { ResponseSink } from './response-sink.ts';
 

@@ -7,9 +7,10 @@
  * never sent to a chat endpoint, not counted against the key's rate limits; the key's model
  * restriction applies.
  */
-import { familyCodec } from '../families/registry.ts';
-import { readUpstreamError } from '../families/shared/upstream-errors.ts';
-import type { HeaderMap, SurfaceCodec, SurfaceRoute, TokenCount, TokenCounting } from '../families/codec.ts';
+import { familyCodec } from '../surfaces/registry.ts';
+import { readUpstreamError } from '../codecs/shared/upstream-errors.ts';
+import type { HeaderMap, SurfaceRoute } from '../codecs/codec.ts';
+import type { SurfaceCodec, TokenCount, TokenCounting } from '../surfaces/surface.ts';
 import { GatewayError, isJsonObject, type ChatRequest } from '../ir/index.ts';
 import type { ModelRoute } from '../routing/deployment.ts';
 import { estimatePromptTokens } from './prompt-tokens.ts';

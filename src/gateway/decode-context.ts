@@ -1,5 +1,5 @@
 /** Shared pieces for reading upstream answers. */
-import type { DecodeContext } from '../families/codec.ts';
+import type { DecodeContext } from '../codecs/codec.ts';
 import { GatewayError } from '../ir/index.ts';
 import type { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';

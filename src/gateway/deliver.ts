@@ -9,7 +9,7 @@
  * failures end it in-band and are reported in the `Delivery`. Either way with every call's record.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { hasPassThrough } from '../families/codec.ts';
+import { hasPassThrough } from '../surfaces/surface.ts';
 import { GatewayError, isJsonObject } from '../ir/index.ts';
 import { AttemptPlan } from '../routing/attempt-plan.ts';
 import type { ModelRoute } from '../routing/deployment.ts';

@@ -4,7 +4,8 @@
  * reads the n upstream streams side by side through the one pump (stream-pipeline.ts) and
  * interleaves their events into one client stream.
  */
-import type { FamilyCodec, ResponseContext, SurfaceCodec } from '../families/codec.ts';
+import type { ResponseContext } from '../codecs/codec.ts';
+import type { FamilyCodec, SurfaceCodec } from '../surfaces/surface.ts';
 import {
   addUsage,
   emptyUsage,

@@ -3,8 +3,9 @@
  * model, check it against the catalog, and settle how the request travels (pass-through or not).
  */
 import type { ModelEntry } from '../config/catalog.ts';
-import type { FamilyCodec, ResponseContext, SurfaceInput } from '../families/codec.ts';
-import { familyCodec } from '../families/registry.ts';
+import type { ResponseContext, SurfaceInput } from '../codecs/codec.ts';
+import type { FamilyCodec } from '../surfaces/surface.ts';
+import { familyCodec } from '../surfaces/registry.ts';
 import { GatewayError, isJsonObject, type ChatRequest } from '../ir/index.ts';
 import type { ChatCall } from './chat-call.ts';
 import type { ImageFetcher } from './fetch-images.ts';

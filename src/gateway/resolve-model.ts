@@ -7,7 +7,7 @@
  */
 import type { Config } from '../config/config.ts';
 import { defaultPricing, type ModelEntry } from '../config/catalog.ts';
-import { isFamilyId } from '../families/registry.ts';
+import { isFamilyId } from '../surfaces/registry.ts';
 
 /** Uncatalogued ids have no known figures: these keep B's required max_tokens sane. */
 const uncataloguedContextWindow = Number.POSITIVE_INFINITY;

@@ -8,7 +8,8 @@
  * reached the client, so a transport failure or timeout before the upstream's first bytes is
  * reported with `started: false` and the caller may try another attempt.
  */
-import type { PassThroughSurface, ResponseContext, StreamDecoder, SurfaceCodec } from '../families/codec.ts';
+import type { ResponseContext, StreamDecoder } from '../codecs/codec.ts';
+import type { PassThroughSurface, SurfaceCodec } from '../surfaces/surface.ts';
 import { GatewayError, type StreamEvent } from '../ir/index.ts';
 import { SseParser, type SseMessage } from '../sse/parse-sse.ts';
 import type { CallTimers } from '../upstream/timers.ts';

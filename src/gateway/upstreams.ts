@@ -12,7 +12,7 @@ import type {
   TimeoutConfig,
   UpstreamConfig,
 } from '../config/config.ts';
-import { familyCodec } from '../families/registry.ts';
+import { familyCodec } from '../surfaces/registry.ts';
 import type { FamilyId, JsonObject } from '../ir/index.ts';
 import { systemClock, type RoutingClock } from '../routing/clock.ts';
 import { CircuitBreaker } from '../routing/breaker.ts';

@@ -1,5 +1,5 @@
 /**
- * A family's id: one the registry lists (`families/registry.ts`; the spec's three are `alpha`,
+ * A family's id: one the registry lists (`surfaces/registry.ts`; the spec's three are `alpha`,
  * `beta` and `gamma` — Families A, B and C). The list is the registry's, not a type's, so a family
  * folder adds its id without touching the types: where an id comes from outside (configuration,
  * a path, a stored row) it is checked with the registry's `isFamilyId`, and lookups by id answer

@@ -59,7 +59,7 @@ export type ReasoningEffort = (typeof reasoningEfforts)[number];
  * How much the model should think before answering. An effort comes from A-style clients
  * (`reasoning_effort`, Responses `reasoning.effort`); a budget from B (`thinking.budget_tokens`)
  * and C (`thinkingConfig.thinkingBudget`). Each upstream encoder turns what it gets into its own
- * knob, deriving a budget from an effort (families/shared/reasoning-budget.ts) where it needs one.
+ * knob, deriving a budget from an effort (codecs/shared/reasoning-budget.ts) where it needs one.
  */
 export interface Reasoning {
   effort?: ReasoningEffort;

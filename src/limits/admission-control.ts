@@ -4,7 +4,7 @@
  * headers of an answer that never reached `admit`.
  */
 import type { ModelEntry } from '../config/catalog.ts';
-import type { SurfaceCodec } from '../families/codec.ts';
+import type { SurfaceCodec } from '../surfaces/surface.ts';
 import type { Admit } from '../gateway/admission.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import type { FamilyId, GatewayError } from '../ir/index.ts';

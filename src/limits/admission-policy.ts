@@ -6,7 +6,7 @@
  * unless all three admit the request.
  */
 import type { ModelEntry, ModelPricing } from '../config/catalog.ts';
-import type { SurfaceCodec } from '../families/codec.ts';
+import type { SurfaceCodec } from '../surfaces/surface.ts';
 import { AdmissionRefusal, type Admission } from '../gateway/admission.ts';
 import type { ChatCall } from '../gateway/chat-call.ts';
 import type { DeliveryResult } from '../gateway/delivery.ts';

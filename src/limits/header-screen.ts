@@ -6,7 +6,7 @@
  * everything else waits for the body. Static keys are never refused, so they skip it.
  */
 import type { ScreenQuery } from './admission-control.ts';
-import { familyIds } from '../families/registry.ts';
+import { familyIds } from '../surfaces/registry.ts';
 import { GatewayError, type FamilyId } from '../ir/index.ts';
 import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
 import { AdmissionRefusal } from '../gateway/admission.ts';

@@ -4,7 +4,7 @@
  * before the call (prompt tokens + the request's max output) and reconciled with the real usage
  * after it. Both are drawn in one atomic step: a request takes a request and its tokens, or nothing.
  */
-import type { RateLimitState } from '../families/codec.ts';
+import type { RateLimitState } from '../surfaces/surface.ts';
 import type { FamilyId } from '../ir/index.ts';
 import type { Bucket, Draw, DrawResult, RateLimitStore } from './rate-limit-store.ts';
 

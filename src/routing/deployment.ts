@@ -5,7 +5,8 @@
  */
 import type { ModelEntry } from '../config/catalog.ts';
 import type { RetryConfig, TimeoutConfig, UpstreamLimits } from '../config/config.ts';
-import type { FamilyCodec, UpstreamTarget } from '../families/codec.ts';
+import type { UpstreamTarget } from '../codecs/codec.ts';
+import type { FamilyCodec } from '../surfaces/surface.ts';
 import type { FamilyId, JsonObject } from '../ir/index.ts';
 import type { UpstreamTransport } from '../upstream/transport.ts';
 import type { RoutingClock } from './clock.ts';

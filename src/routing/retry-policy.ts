@@ -3,7 +3,7 @@
  * for failures that say nothing about the request itself: connection failures, first-byte
  * timeouts, and the upstream statuses 429, 500, 503 and 529. Every other 4xx (the request is at
  * fault) and any failure after the answer started is final. How long the upstream asked to wait
- * is read with its error (`families/shared/upstream-errors.ts`).
+ * is read with its error (`codecs/shared/upstream-errors.ts`).
  */
 import type { RetryConfig } from '../config/config.ts';
 

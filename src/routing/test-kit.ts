@@ -6,7 +6,7 @@ import type { RoutingClock } from './clock.ts';
 import { CircuitBreaker } from './breaker.ts';
 import { Deployment, ModelRoute } from './deployment.ts';
 import { createUpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
-import { familyCodec } from '../families/registry.ts';
+import { familyCodec } from '../surfaces/registry.ts';
 import type { FamilyId } from '../ir/index.ts';
 
 export class ManualClock implements RoutingClock {

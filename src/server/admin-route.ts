@@ -1,7 +1,7 @@
 /** `/admin/…`: the admin API behind the admin key, answering in its own error shape. */
 import type { IncomingMessage } from 'node:http';
 import { AdminError, adminErrorBody, handleAdmin, type AdminDependencies } from '../admin/admin-api.ts';
-import { defaultSurface } from '../families/registry.ts';
+import { defaultSurface } from '../surfaces/registry.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import { GatewayError } from '../ir/index.ts';
 import type { Logger } from '../log/logger.ts';

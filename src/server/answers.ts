@@ -1,6 +1,6 @@
 /** Writing whole JSON answers and errors in the surface's shape; paths made safe to echo. */
 import type { ServerResponse } from 'node:http';
-import type { SurfaceCodec } from '../families/codec.ts';
+import type { SurfaceCodec } from '../surfaces/surface.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import { GatewayError } from '../ir/index.ts';
 import type { Logger } from '../log/logger.ts';

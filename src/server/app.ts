@@ -8,8 +8,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdminDependencies } from '../admin/admin-api.ts';
 import type { Config } from '../config/config.ts';
-import type { SurfaceCodec } from '../families/codec.ts';
-import { defaultSurface, matchSurface, resembledSurface } from '../families/registry.ts';
+import type { SurfaceCodec } from '../surfaces/surface.ts';
+import { defaultSurface, matchSurface, resembledSurface } from '../surfaces/registry.ts';
 import { createDashboard, type Dashboard } from '../dashboard/dashboard-route.ts';
 import type { WatchedLedger } from '../dashboard/live-tail.ts';
 import { countTokens } from '../gateway/count-tokens.ts';

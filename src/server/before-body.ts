@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ModelEntry } from '../config/catalog.ts';
-import type { SurfaceCodec } from '../families/codec.ts';
+import type { SurfaceCodec } from '../surfaces/surface.ts';
 import type { AdmissionControl } from '../limits/admission-control.ts';
 import type { RequestContext } from '../usage/request-context.ts';
 import type { BodyGuard, BodyWatch } from '../http/body-guard.ts';

@@ -7,8 +7,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { ModelEntry } from '../config/catalog.ts';
 import type { Config } from '../config/config.ts';
-import type { FamilyCodec, ModelInfo } from '../families/codec.ts';
-import { defaultSurface, familyCodecs } from '../families/registry.ts';
+import type { FamilyCodec, ModelInfo } from '../surfaces/surface.ts';
+import { defaultSurface, familyCodecs } from '../surfaces/registry.ts';
 import type { ModelResolver } from '../gateway/resolve-model.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import { GatewayError, invalidRequest } from '../ir/index.ts';

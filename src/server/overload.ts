@@ -6,7 +6,7 @@
  * health checks are cheap and must keep answering under load.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { surfaceFor } from '../families/registry.ts';
+import { surfaceFor } from '../surfaces/registry.ts';
 import { GatewayError } from '../ir/index.ts';
 import { expectsContinue } from './before-body.ts';
 

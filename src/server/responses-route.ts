@@ -4,7 +4,7 @@
  * only the responses it created: any other id answers 404, whether or not another key has it.
  */
 import type { IncomingMessage } from 'node:http';
-import { responsesSurface } from '../families/responses/index.ts';
+import { responsesSurface } from '../surfaces/responses/index.ts';
 import { GatewayError, isJsonObject, type JsonObject, type JsonValue } from '../ir/index.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import type { ClientKeys } from '../keys/client-keys.ts';

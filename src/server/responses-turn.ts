@@ -5,7 +5,7 @@
  * stored after it was sent, unless the client said `store: false`.
  */
 import type { BuiltInToolPolicy } from '../config/config.ts';
-import type { SurfaceTurn } from '../families/codec.ts';
+import type { SurfaceTurn } from '../codecs/codec.ts';
 import { generateId } from '../gateway/ids.ts';
 import { GatewayError, invalidRequest, isJsonObject, type JsonObject, type JsonValue } from '../ir/index.ts';
 import type { Logger } from '../log/logger.ts';

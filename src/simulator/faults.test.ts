@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { readUpstreamError } from '../families/shared/upstream-errors.ts';
+import { readUpstreamError } from '../codecs/shared/upstream-errors.ts';
 import { checkStreamEvents } from '../ir/check-stream-events.ts';
 import { simulatedError } from './faults.ts';
 import { chatRequest, collect, decodeStream, header, testSimulator, upstreamInput } from './test-kit.ts';

@@ -4,7 +4,7 @@
  * `x-simulate-stream-cut-after`. Unparseable values are ignored rather than rejected: the headers
  * are test hooks, not API.
  */
-import type { HeaderMap } from '../families/codec.ts';
+import type { HeaderMap } from '../codecs/codec.ts';
 import { GatewayError, type GatewayErrorKind } from '../ir/index.ts';
 
 export interface Faults {

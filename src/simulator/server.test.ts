@@ -7,7 +7,7 @@ import { startSimulatorServer, type SimulatorServer } from './server.ts';
 import { chatRequest, decodeJson, decodeStream, fixedIds, upstreamInput } from './test-kit.ts';
 import { createSimulatorTransport } from './transport.ts';
 import { createSimulator } from './simulator.ts';
-import { upstreamError } from '../families/shared/upstream-errors.ts';
+import { upstreamError } from '../codecs/shared/upstream-errors.ts';
 import { codecs, specFamilies, type SpecFamily } from '../../test/kit/spec-families.ts';
 
 async function post(

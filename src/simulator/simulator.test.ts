@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { upstreamError } from '../families/shared/upstream-errors.ts';
+import { upstreamError } from '../codecs/shared/upstream-errors.ts';
 import { checkStreamEvents } from '../ir/check-stream-events.ts';
 import { foldStream } from '../ir/fold-stream.ts';
 import { type ChatRequest, type ChatResponse, type ToolDefinition } from '../ir/index.ts';

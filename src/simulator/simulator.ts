@@ -5,15 +5,10 @@
  * simulator speaks exactly the official shapes the codecs speak, errors and streams included.
  */
 import { randomUUID } from 'node:crypto';
-import type {
-  FamilyCodec,
-  HeaderMap,
-  PromptCaching,
-  ResponseContext,
-  SurfaceRoute,
-} from '../families/codec.ts';
-import { defaultSurface, familyCodecs } from '../families/registry.ts';
-import { countCacheMarkers } from '../families/shared/cache-markers.ts';
+import type { HeaderMap, PromptCaching, ResponseContext, SurfaceRoute } from '../codecs/codec.ts';
+import type { FamilyCodec } from '../surfaces/surface.ts';
+import { defaultSurface, familyCodecs } from '../surfaces/registry.ts';
+import { countCacheMarkers } from '../codecs/shared/cache-markers.ts';
 import { GatewayError, type ChatRequest } from '../ir/index.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import { readFaults, type Faults } from './faults.ts';

@@ -4,7 +4,7 @@
  * delays, with the stream faults applied. Stops as soon as the signal aborts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { StreamEncoder } from '../families/codec.ts';
+import type { StreamEncoder } from '../codecs/codec.ts';
 import { GatewayError, type StreamEvent } from '../ir/index.ts';
 
 export interface StreamPacing {

@@ -3,12 +3,12 @@
  * canonical request through the family's upstream encoder) and answers are read back with the
  * family's own upstream decoders.
  */
-import type { DecodeContext, HeaderMap } from '../families/codec.ts';
+import type { DecodeContext, HeaderMap } from '../codecs/codec.ts';
 import type { ChatRequest, ChatResponse, FamilyId, StreamEvent } from '../ir/index.ts';
 import { SseParser } from '../sse/parse-sse.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import { createSimulator, type Simulator, type SimulatorInput, type SimulatorOptions } from './simulator.ts';
-import { familyCodec } from '../families/registry.ts';
+import { familyCodec } from '../surfaces/registry.ts';
 
 export const fixedIds = {
   now: (): number => 1_700_000_000_000,

@@ -1,5 +1,5 @@
 /** `UpstreamResponse` objects for a whole JSON body or a generated stream. */
-import type { HeaderMap } from '../families/codec.ts';
+import type { HeaderMap } from '../codecs/codec.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 
 export function wholeResponse(status: number, headers: HeaderMap, text: string): UpstreamResponse {

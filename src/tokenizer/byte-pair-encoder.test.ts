@@ -266,7 +266,7 @@ test("real text: the project's prose, source, JSON and gpt-tokenizer's own o200k
     'package.json',
     'src/tokenizer/segments.ts',
     'src/gateway/deliver.ts',
-    'src/families/alpha/__fixtures__',
+    'src/codecs/alpha/__fixtures__',
   ];
   let checked = 0;
   for (const file of files) {

@@ -9,7 +9,7 @@
  * benchmark that is a measurable share of the gateway's whole added latency.
  */
 import { Pool } from 'undici';
-import type { UpstreamRequest } from '../families/codec.ts';
+import type { UpstreamRequest } from '../codecs/codec.ts';
 import type { UpstreamResponse, UpstreamTransport } from './transport.ts';
 import { UpstreamCall } from './upstream-call.ts';
 import { toGatewayError } from './upstream-errors.ts';

@@ -3,7 +3,7 @@
  * client (undici pools) and the in-process simulator (the offline default). The gateway code path
  * above it — encode request, decode response or stream — is the same for both.
  */
-import type { HeaderMap, UpstreamRequest } from '../families/codec.ts';
+import type { HeaderMap, UpstreamRequest } from '../codecs/codec.ts';
 
 export interface UpstreamResponse {
   status: number;

@@ -10,7 +10,7 @@
  * once: an upstream answering 3,000 MiB once took the gateway's RSS to 8 GB).
  */
 import type { Dispatcher } from 'undici';
-import type { HeaderMap } from '../families/codec.ts';
+import type { HeaderMap } from '../codecs/codec.ts';
 import { GatewayError } from '../ir/index.ts';
 import type { UpstreamResponse } from './transport.ts';
 import { abortError, toGatewayError } from './upstream-errors.ts';

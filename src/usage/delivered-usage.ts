@@ -5,7 +5,7 @@
  * surface family's own stream decoder and its text and tool arguments are counted with the
  * tokenizer. A lower bound of what the upstream generated (and may bill).
  */
-import type { SurfaceCodec } from '../families/codec.ts';
+import type { SurfaceCodec } from '../surfaces/surface.ts';
 import { decodeContext } from '../gateway/decode-context.ts';
 import type { StreamEvent, Usage } from '../ir/index.ts';
 import { SseParser } from '../sse/parse-sse.ts';

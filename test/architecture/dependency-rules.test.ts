@@ -15,7 +15,7 @@ const graph = readImportGraph(root);
 const parts = documentedParts(readFileSync(new URL('../../ARCHITECTURE.md', import.meta.url), 'utf8'));
 
 /**
- * A row of the table: a part of `src/` (one or more paths: `gateway`, `families/codec.ts`) and
+ * A row of the table: a part of `src/` (one or more paths: `gateway`, `codecs/codec.ts`) and
  * what it may import. Named by its first path.
  */
 interface Part {
@@ -45,7 +45,7 @@ function documentedParts(markdown: string): Part[] {
   return found;
 }
 
-/** `families/{alpha,beta}` → `families/alpha`, `families/beta`. */
+/** `codecs/{alpha,beta}` → `codecs/alpha`, `codecs/beta`. */
 function expandBraces(path: string): string[] {
   const match = /^(.*)\{([^}]+)\}(.*)$/.exec(path);
   if (match === null) return [path];

@@ -5,9 +5,9 @@
  * well-formedness rule, ending with `message-end` (not an error), with some text.
  */
 import type { StreamEvent } from '../../src/ir/index.ts';
-import type { SurfaceId } from '../../src/families/codec.ts';
+import type { SurfaceId } from '../../src/surfaces/surface.ts';
 import { checkStreamEvents } from '../../src/ir/check-stream-events.ts';
-import { surfaces } from '../../src/families/registry.ts';
+import { surfaces } from '../../src/surfaces/registry.ts';
 import { SseParser } from '../../src/sse/parse-sse.ts';
 
 export interface StreamRequest {

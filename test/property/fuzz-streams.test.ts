@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import type { ResponseContext } from '../../src/families/codec.ts';
+import type { ResponseContext } from '../../src/codecs/codec.ts';
 import { decodeContext } from '../../src/gateway/decode-context.ts';
 import type { ResponseSink } from '../../src/gateway/response-sink.ts';
 import type { StreamOutcome } from '../../src/gateway/delivery.ts';

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import type { DecodeContext } from '../../src/families/codec.ts';
+import type { DecodeContext } from '../../src/codecs/codec.ts';
 import { streamPassThrough, streamTranslated } from '../../src/gateway/stream-pipeline.ts';
 import type { ResponseSink } from '../../src/gateway/response-sink.ts';
 import { CallTimers } from '../../src/upstream/timers.ts';

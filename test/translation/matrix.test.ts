@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { FamilyCodec } from '../../src/families/codec.ts';
+import type { FamilyCodec } from '../../src/surfaces/surface.ts';
 import { type JsonObject } from '../../src/ir/index.ts';
 import { foldStream } from '../../src/ir/fold-stream.ts';
 import { checkStreamEvents } from '../../src/ir/check-stream-events.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { responsesSurface } from '../../src/families/responses/index.ts';
+import { responsesSurface } from '../../src/surfaces/responses/index.ts';
 import { type JsonObject, type StreamEvent } from '../../src/ir/index.ts';
 import { SseParser } from '../../src/sse/parse-sse.ts';
 import { codecs, specFamilies } from '../kit/spec-families.ts';

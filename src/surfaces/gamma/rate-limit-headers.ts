@@ -1,0 +1,14 @@
+/**
+ * Family C rate-limit headers. The spec names one trio, `x-ratelimit-{limit,remaining,reset}`,
+ * and the real family sends none, so modelgate synthesises them for the requests-per-minute
+ * window; the reset is the whole number of seconds until the window is full again.
+ */
+import type { RateLimitState } from '../surface.ts';
+
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(state.requests.limit),
+    'x-ratelimit-remaining': String(state.requests.remaining),
+    'x-ratelimit-reset': String(Math.ceil(state.requests.resetMs / 1000)),
+  };
+}

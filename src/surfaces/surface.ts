@@ -1,0 +1,174 @@
+/**
+ * The contract of a client-facing surface: what modelgate needs to serve clients speaking an API
+ * (routes, where the key travels, rate-limit headers, model lists, count-tokens), on top of the
+ * wire codec functions of `codecs/codec.ts`. A family's surface is also its upstream codec
+ * (`FamilyCodec`); a surface-only one (the Responses API) speaks the errors of the family it
+ * belongs to.
+ */
+import type { ChatRequest, ChatResponse, FamilyId, GatewayError, JsonObject } from '../ir/index.ts';
+import type {
+  DecodeContext,
+  FamilyCapabilities,
+  FamilyDescriptor,
+  HeaderMap,
+  PassThrough,
+  ResponseContext,
+  StreamDecoder,
+  StreamEncoder,
+  SurfaceInput,
+  SurfaceRoute,
+  UpstreamErrorDetail,
+  UpstreamRequest,
+  UpstreamTarget,
+  WireError,
+} from '../codecs/codec.ts';
+
+/** One rate-limit dimension of a client key for a model family. */
+export interface RateLimitWindow {
+  limit: number;
+  remaining: number;
+  /** Milliseconds until the window is full again. */
+  resetMs: number;
+}
+
+/** What a surface reports in its rate-limit headers (the time is injected: codecs have no clock). */
+export interface RateLimitState {
+  requests: RateLimitWindow;
+  tokens: RateLimitWindow;
+  /** Unix milliseconds the state was read at. */
+  now: number;
+}
+
+/**
+ * The surfaces: each family's own API, plus surfaces that are only surfaces (the Responses API,
+ * Family A's second one). Ledger rows name the surface by this id: a family's id, or a
+ * surface-only codec's own (`responses`).
+ */
+export type SurfaceId = string;
+
+/** A catalog model as a listing shows it (the server maps its catalog entries to this). */
+export interface ModelInfo {
+  /** The name clients use. */
+  name: string;
+  family: FamilyId;
+  upstreamModel: string;
+  contextWindow: number;
+  maxOutputTokens: number;
+  pricing: {
+    inputPerMillion: number;
+    outputPerMillion: number;
+    cacheReadPerMillion: number;
+    cacheWritePerMillion: number;
+  };
+  capabilities: { streaming: boolean; tools: boolean; vision: boolean };
+  /** Other names that route to it. */
+  aliases: readonly string[];
+}
+
+/** `GET` model lists and single models in the family's own shape. */
+export interface ModelListing {
+  /** The family's list paths; one model is `{path}/{id}`. */
+  readonly paths: readonly string[];
+  /**
+   * The request carries this family's marks (its own credential or version header): on a path
+   * several families list at (`/v1/models`), the first family that claims it answers.
+   */
+  claims(headers: HeaderMap, searchParams: URLSearchParams): boolean;
+  /** One page of `models` (those the key may use), paged by the family's own parameters; bad ones throw a 400. */
+  list(models: readonly ModelInfo[], searchParams: URLSearchParams): JsonObject;
+  describe(model: ModelInfo): JsonObject;
+}
+
+/** What a count-tokens endpoint answers. */
+export interface TokenCount {
+  inputTokens: number;
+  /** The images' share of `inputTokens` (0 when none or unknown). */
+  imageTokens: number;
+}
+
+/** A family's count-tokens endpoint, as a surface and for the same family's upstream. */
+export interface TokenCounting {
+  /** The endpoint's body → the canonical request (its model from the body or the route). */
+  decodeRequest(input: SurfaceInput): ChatRequest;
+  encodeResponse(count: TokenCount): JsonObject;
+  /** Same family: the client's body for the upstream's own endpoint (model, credential replaced). */
+  encodeUpstreamRequest(
+    body: JsonObject,
+    request: ChatRequest,
+    target: UpstreamTarget,
+    clientHeaders: HeaderMap,
+  ): UpstreamRequest;
+  /** The upstream's answer; throws when it is not one. */
+  decodeUpstreamResponse(body: unknown): TokenCount;
+}
+
+/**
+ * The surface side of an API: what modelgate needs to serve clients speaking it. A family codec is
+ * one; a surface-only codec (the Responses API) has no upstream side and speaks the errors and
+ * rate-limit headers of the family it belongs to.
+ */
+export interface SurfaceCodec {
+  readonly id: SurfaceId;
+  /** The family whose error shapes and rate-limit headers the surface speaks (itself for a family). */
+  readonly family: FamilyId;
+  readonly capabilities: Pick<FamilyCapabilities, 'permissionError'>;
+  /** Does this POST path belong to the surface? Returns what the path says. */
+  matchRoute(pathname: string): SurfaceRoute | undefined;
+  /** Does a path no route matches look like this surface's? Its errors then come in this shape. */
+  resemblesPath(pathname: string): boolean;
+  /** The headers this surface may read the client key from (the same one sent twice is a 400). */
+  readonly credentialHeaders: readonly string[];
+  /** The client key as this surface carries it. */
+  readClientKey(headers: HeaderMap, searchParams: URLSearchParams): string | undefined;
+  /** Header rules besides the key (B's version header). */
+  checkHeaders(headers: HeaderMap): GatewayError | undefined;
+  /**
+   * Client headers only this family's upstream understands (B's beta-features flags): the
+   * pass-through forwards them; a request translated to another family gets a `warning` naming them.
+   */
+  readonly familyHeaders: readonly string[];
+  decodeRequest(input: SurfaceInput): ChatRequest;
+  encodeResponse(response: ChatResponse, context: ResponseContext): JsonObject;
+  createStreamEncoder(context: ResponseContext): StreamEncoder;
+  encodeError(error: GatewayError): WireError;
+  /** The family's own rate-limit response headers (names and value formats) for this state. */
+  rateLimitHeaders(state: RateLimitState): Record<string, string>;
+  /**
+   * Reads this surface's stream format back into canonical events: a family's upstream decoder,
+   * and for every surface how the ledger counts what a stream cut short had delivered.
+   */
+  createStreamDecoder(context: DecodeContext): StreamDecoder;
+  /**
+   * Same-family traffic, when the surface has an upstream that speaks it (a family's own API).
+   * Used only when `id` equals the model's family.
+   */
+  readonly passThrough?: PassThrough;
+  /** The surface's count-tokens endpoint (routes with `countTokens`); absent when it has none (A). */
+  readonly tokenCounting?: TokenCounting;
+}
+
+/** A surface that can pass same-family traffic through (every family's own API). */
+export type PassThroughSurface = SurfaceCodec & { readonly passThrough: PassThrough };
+
+export function hasPassThrough(surface: SurfaceCodec): surface is PassThroughSurface {
+  return surface.passThrough !== undefined;
+}
+
+export interface FamilyCodec extends SurfaceCodec {
+  readonly id: FamilyId;
+  readonly capabilities: FamilyCapabilities;
+  readonly descriptor: FamilyDescriptor;
+  /** `GET` model lists in the family's shape. */
+  readonly modelListing: ModelListing;
+
+  // Upstream side.
+  encodeRequest(request: ChatRequest, target: UpstreamTarget): UpstreamRequest;
+  decodeResponse(body: unknown, context: DecodeContext): ChatResponse;
+  /**
+   * What the body of a non-2xx upstream answer says, in this family's shape (the status, the wait
+   * and the client-safe error are the shared rules' business: `readUpstreamError`). Never throws.
+   */
+  decodeErrorBody(bodyText: string): UpstreamErrorDetail;
+
+  readonly passThrough: PassThrough;
+}
