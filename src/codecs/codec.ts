@@ -5,7 +5,14 @@
  * `invalid_request` for client mistakes). What a client-facing surface adds (routes, keys,
  * rate-limit headers, model lists, count-tokens) is `surfaces/surface.ts`.
  */
-import type { ChatRequest, JsonObject, StreamEvent } from '../ir/index.ts';
+import type {
+  ChatRequest,
+  ChatResponse,
+  FamilyId,
+  GatewayError,
+  JsonObject,
+  StreamEvent,
+} from '../ir/index.ts';
 import type { SseMessage } from '../sse/parse-sse.ts';
 
 /** Request headers, lower-case names, as node:http gives them. */
@@ -212,4 +219,37 @@ export interface FamilyDescriptor {
   /** Id prefixes the family's real upstream uses (the simulator's answers carry them). */
   readonly idPrefixes: { readonly response: string; readonly toolCall: string };
   readonly promptCaching: PromptCaching;
+}
+
+/**
+ * One wire format's codec: the pure functions that read and write it, both as a client's request
+ * (decode request, encode response, stream and error) and as an upstream's (encode request, decode
+ * response, stream and error body), plus the pass-through. A family is a wire codec; what a client
+ * of it needs besides (routes, where the key travels, rate-limit headers, model lists) is its
+ * surface (`surfaces/surface.ts`). A new wire format is a folder under `codecs/` and one line in
+ * `codecs/registry.ts`.
+ */
+export interface WireCodec {
+  readonly id: FamilyId;
+  readonly capabilities: FamilyCapabilities;
+  readonly descriptor: FamilyDescriptor;
+  /**
+   * Client headers only this family's upstream understands (B's beta-features flags): the
+   * pass-through forwards them; a request translated to another family gets a `warning` naming them.
+   */
+  readonly familyHeaders: readonly string[];
+  decodeRequest(input: SurfaceInput): ChatRequest;
+  encodeResponse(response: ChatResponse, context: ResponseContext): JsonObject;
+  createStreamEncoder(context: ResponseContext): StreamEncoder;
+  encodeError(error: GatewayError): WireError;
+  encodeRequest(request: ChatRequest, target: UpstreamTarget): UpstreamRequest;
+  decodeResponse(body: unknown, context: DecodeContext): ChatResponse;
+  /** The family's stream read into canonical events (an upstream's, or a client's stream read back). */
+  createStreamDecoder(context: DecodeContext): StreamDecoder;
+  /**
+   * What the body of a non-2xx upstream answer says, in this family's shape (the status, the wait
+   * and the client-safe error are the shared rules' business: `readUpstreamError`). Never throws.
+   */
+  decodeErrorBody(bodyText: string): UpstreamErrorDetail;
+  readonly passThrough: PassThrough;
 }

@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
+import { surfaces } from '../surfaces/registry.ts';
 import { assetNames, loadAsset } from './assets.ts';
+import { appScript } from './client/app-script.ts';
 import { appPage, loginPage } from './pages.ts';
 
 test('all assets together are at most 150 KB gzipped', () => {
@@ -30,4 +32,19 @@ test('the pages and the app load nothing from another origin', () => {
     assert.doesNotMatch(text, /<script>|\son\w+="/i, 'no inline script (the CSP forbids it)');
   }
   assert.match(appPage('a"<b'), /content="a&#34;&#60;b"/);
+});
+
+test("the requests page's surface filter offers every registered surface, read from the registry", () => {
+  const script = loadAsset('app.js')?.body.toString() ?? '';
+  const choices = /el\('select', \{ name: 'surface' \}, (\[[^\]]*\])/.exec(script)?.[1];
+  assert.ok(choices !== undefined, 'the surface filter was not found');
+  const expected = ['', 'unified', ...surfaces().map((surface) => surface.id)];
+  assert.deepEqual(JSON.parse(choices), expected);
+  assert.ok(expected.includes('responses') && expected.includes('gamma'));
+  assert.deepEqual(
+    JSON.parse(
+      /\[[^\]]*\]/.exec(appScript(['alpha', 'epsilon']).split("name: 'surface'")[1] ?? '')?.[0] ?? '[]',
+    ),
+    ['', 'unified', 'alpha', 'epsilon'],
+  );
 });

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { appScript } from './client/app-script.ts';
 import { appStyles } from './client/app-styles.ts';
+import { surfaces } from '../surfaces/registry.ts';
 import { securityHeaders } from './http.ts';
 
 interface Asset {
@@ -21,7 +22,10 @@ interface Asset {
 }
 
 const sources: Readonly<Record<string, { type: string; read: () => string | Buffer }>> = {
-  'app.js': { type: 'text/javascript; charset=utf-8', read: () => appScript },
+  'app.js': {
+    type: 'text/javascript; charset=utf-8',
+    read: () => appScript(surfaces().map((surface) => surface.id)),
+  },
   'app.css': { type: 'text/css; charset=utf-8', read: () => appStyles },
   'uplot.js': {
     type: 'text/javascript; charset=utf-8',

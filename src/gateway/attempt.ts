@@ -4,8 +4,7 @@
  * another family, then encoded (or passed through) for the upstream.
  */
 import type { ModelEntry } from '../config/catalog.ts';
-import type { UpstreamRequest } from '../codecs/codec.ts';
-import type { FamilyCodec } from '../surfaces/surface.ts';
+import type { UpstreamRequest, WireCodec } from '../codecs/codec.ts';
 import { GatewayError, type ChatRequest, type JsonObject } from '../ir/index.ts';
 import type { Step } from '../routing/attempt-plan.ts';
 import type { ChatCall } from './chat-call.ts';
@@ -16,7 +15,7 @@ import { checkContextWindow, promptTokensOf, validateAgainstCatalog } from './va
 export interface Attempt {
   step: Step;
   entry: ModelEntry;
-  codec: FamilyCodec;
+  codec: WireCodec;
   request: ChatRequest;
   passThrough: boolean;
   /** Routing notes for the `warning` header (a fallback's lowered output cap). */
@@ -125,7 +124,7 @@ function encoded(
  */
 function withHeaderNotes(
   call: ChatCall,
-  codec: FamilyCodec,
+  codec: WireCodec,
   model: string,
   notes: string[] | undefined,
 ): string[] | undefined {

@@ -4,8 +4,8 @@
  * reads the n upstream streams side by side through the one pump (stream-pipeline.ts) and
  * interleaves their events into one client stream.
  */
-import type { ResponseContext } from '../codecs/codec.ts';
-import type { FamilyCodec, SurfaceCodec } from '../surfaces/surface.ts';
+import type { ResponseContext, WireCodec } from '../codecs/codec.ts';
+import type { SurfaceCodec } from '../surfaces/surface.ts';
 import {
   addUsage,
   emptyUsage,
@@ -81,7 +81,7 @@ export async function fanOut(run: AttemptRun): Promise<Delivery | undefined> {
 }
 
 export async function mergeResponses(
-  target: FamilyCodec,
+  target: WireCodec,
   responses: UpstreamResponse[],
   timers: CallTimers,
 ): Promise<ChatResponse> {
@@ -109,7 +109,7 @@ export async function mergeResponses(
  */
 export async function mergeStreams(
   surface: SurfaceCodec,
-  target: FamilyCodec,
+  target: WireCodec,
   responses: UpstreamResponse[],
   context: ResponseContext,
   control: StreamControl,

@@ -3,8 +3,7 @@
  * model, check it against the catalog, and settle how the request travels (pass-through or not).
  */
 import type { ModelEntry } from '../config/catalog.ts';
-import type { ResponseContext, SurfaceInput } from '../codecs/codec.ts';
-import type { FamilyCodec } from '../surfaces/surface.ts';
+import type { ResponseContext, SurfaceInput, WireCodec } from '../codecs/codec.ts';
 import { familyCodec } from '../surfaces/registry.ts';
 import { GatewayError, isJsonObject, type ChatRequest } from '../ir/index.ts';
 import type { ChatCall } from './chat-call.ts';
@@ -16,7 +15,7 @@ export interface PreparedRequest {
   request: ChatRequest;
   entry: ModelEntry;
   /** The codec of the model's family (the upstream side). */
-  target: FamilyCodec;
+  target: WireCodec;
   /** Same family on both sides: the client's body goes upstream as is, model rewritten. */
   passThrough: boolean;
   context: ResponseContext;

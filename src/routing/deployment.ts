@@ -5,8 +5,7 @@
  */
 import type { ModelEntry } from '../config/catalog.ts';
 import type { RetryConfig, TimeoutConfig, UpstreamLimits } from '../config/config.ts';
-import type { UpstreamTarget } from '../codecs/codec.ts';
-import type { FamilyCodec } from '../surfaces/surface.ts';
+import type { UpstreamTarget, WireCodec } from '../codecs/codec.ts';
 import type { FamilyId, JsonObject } from '../ir/index.ts';
 import type { UpstreamTransport } from '../upstream/transport.ts';
 import type { RoutingClock } from './clock.ts';
@@ -16,7 +15,7 @@ import type { UpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
 export interface DeploymentSpec {
   id: string;
   model: string;
-  codec: FamilyCodec;
+  codec: WireCodec;
   transport: UpstreamTransport;
   target: UpstreamTarget;
   weight: number;
@@ -40,7 +39,7 @@ export class Deployment {
   /** Catalog name of the model it serves. */
   readonly model: string;
   readonly family: FamilyId;
-  readonly codec: FamilyCodec;
+  readonly codec: WireCodec;
   readonly transport: UpstreamTransport;
   readonly target: UpstreamTarget;
   readonly weight: number;

@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ModelEntry } from '../config/catalog.ts';
 import type { Config } from '../config/config.ts';
 import type { FamilyCodec, ModelInfo } from '../surfaces/surface.ts';
-import { defaultSurface, familyCodecs } from '../surfaces/registry.ts';
+import { defaultSurface, familySurfaces } from '../surfaces/registry.ts';
 import type { ModelResolver } from '../gateway/resolve-model.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import { GatewayError, invalidRequest } from '../ir/index.ts';
@@ -38,7 +38,7 @@ export function matchModelsPath(
   searchParams: URLSearchParams,
 ): ModelsPath | undefined {
   let candidates: ModelsPath[] | undefined;
-  for (const codec of familyCodecs()) {
+  for (const codec of familySurfaces()) {
     for (const path of codec.modelListing.paths) {
       if (pathname !== path && !pathname.startsWith(`${path}/`)) continue;
       const id = pathname.slice(path.length + 1);

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { HeaderMap, PromptCaching, ResponseContext, SurfaceRoute } from '../codecs/codec.ts';
 import type { FamilyCodec } from '../surfaces/surface.ts';
-import { defaultSurface, familyCodecs } from '../surfaces/registry.ts';
+import { defaultSurface, familySurfaces } from '../surfaces/registry.ts';
 import { countCacheMarkers } from '../codecs/shared/cache-markers.ts';
 import { GatewayError, type ChatRequest } from '../ir/index.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
@@ -87,7 +87,7 @@ class SimulatorEngine {
   readonly #cache: PromptCache;
 
   constructor(options: SimulatorOptions) {
-    this.#codecs = options.codecs ?? familyCodecs();
+    this.#codecs = options.codecs ?? familySurfaces();
     this.#now = options.now ?? Date.now;
     this.#generateId = options.generateId ?? defaultGenerateId;
     this.#cache = new PromptCache(this.#now);

@@ -1,104 +1,179 @@
 /**
- * The only list of families, and the one place that answers "which family?": by id, by path. A
- * fourth family is one folder and one line in `builtInFamilies`; nothing else in the code base names
- * a family. Every lookup reads the registry when it is made, so a family registered before a
- * gateway is built (`registerFamily`, as the fourth-family test does) is served like the others.
+ * The gateway's registry: the wire codecs (`codecs/registry.ts`, the families) and the surfaces
+ * clients call (`builtInSurfaces`, one line each), and the one place that answers "which family?"
+ * (by id) and "which surface?" (by path). A family's own API is a surface that names its codec;
+ * served, the two are joined into a `FamilyCodec`. A registry is a value (`createRegistry`); the
+ * gateway's own is `registry`, which the lookups below read when they are made, so a codec or
+ * surface registered before a gateway is built (as the fourth-family tests do) is served too.
  */
+import type { SurfaceRoute, WireCodec } from '../codecs/codec.ts';
+import { builtInCodecs } from '../codecs/registry.ts';
 import type { FamilyId } from '../ir/index.ts';
-import { alphaCodec } from './alpha/index.ts';
-import { betaCodec } from './beta/index.ts';
-import { gammaCodec } from './gamma/index.ts';
-import type { SurfaceRoute } from '../codecs/codec.ts';
-import type { FamilyCodec, SurfaceCodec } from './surface.ts';
+import { alphaSurface } from './alpha/index.ts';
+import { betaSurface } from './beta/index.ts';
+import { gammaSurface } from './gamma/index.ts';
 import { responsesSurface } from './responses/index.ts';
+import { joinFamily, type FamilyCodec, type FamilySurface, type SurfaceCodec } from './surface.ts';
 
-const builtInFamilies: readonly FamilyCodec[] = [alphaCodec, betaCodec, gammaCodec];
+/** A line of the surface list: a family's own API (fronting the codec it names) or a surface-only one. */
+export type SurfaceEntry = FamilySurface | SurfaceCodec;
 
-/** Surfaces that are not families (the Responses API): served after every family's own. */
-const surfaceOnly: readonly SurfaceCodec[] = [responsesSurface];
-
-const families = new Map<FamilyId, FamilyCodec>();
-const familyList: FamilyCodec[] = [];
-const idList: FamilyId[] = [];
-const surfaceList: SurfaceCodec[] = [...surfaceOnly];
-
-/**
- * Adds a family. Its id must be new, lower case (it names configuration keys and ledger rows), and
- * its environment prefix unused. Families registered after a gateway was configured are not served
- * by it: register first.
- */
-export function registerFamily(codec: FamilyCodec): void {
-  if (!/^[a-z][a-z0-9_-]{0,31}$/.test(codec.id))
-    throw new Error(`family id ${JSON.stringify(codec.id)}: lower-case letters, digits, _ and -`);
-  if (families.has(codec.id) || surfaceList.some((surface) => surface.id === codec.id))
-    throw new Error(`family ${codec.id} is already registered`);
-  if (codec.family !== codec.id) throw new Error(`family ${codec.id} must speak its own errors`);
-  const prefix = codec.descriptor.envPrefix;
-  if (!/^[A-Z][A-Z0-9_]*$/.test(prefix) || familyList.some((other) => other.descriptor.envPrefix === prefix))
-    throw new Error(`family ${codec.id}: environment prefix ${prefix} is not upper case or is taken`);
-  families.set(codec.id, codec);
-  familyList.push(codec);
-  idList.push(codec.id);
-  // Family surfaces first, in registration order: their routes are matched before the surface-only ones.
-  surfaceList.splice(familyList.length - 1, 0, codec);
-}
-
-for (const codec of builtInFamilies) registerFamily(codec);
-
-/** Every family, in registration order. */
-export function familyCodecs(): readonly FamilyCodec[] {
-  return familyList;
-}
-
-/** Every family's id, in registration order. */
-export function familyIds(): readonly FamilyId[] {
-  return idList;
-}
-
-/** A registered family's id: how ids from outside (configuration, paths, stored rows) are checked. */
-export function isFamilyId(value: string): boolean {
-  return families.has(value);
-}
-
-/** The codec of a registered family; an id that is none is a programming error (ids are checked where they come in). */
-export function familyCodec(id: FamilyId): FamilyCodec {
-  const codec = families.get(id);
-  if (codec === undefined) throw new Error(`no family ${JSON.stringify(id)} is registered`);
-  return codec;
-}
-
-/** Paths that look like no surface's are answered in A's shape (the spec's unified path is A-shaped). */
-export const defaultSurface: FamilyCodec = alphaCodec;
-
-/** Every surface clients call: each family's own API, then the surface-only ones. */
-export function surfaces(): readonly SurfaceCodec[] {
-  return surfaceList;
-}
+// One line per surface (prettier would fold the list onto one line).
+// prettier-ignore
+export const builtInSurfaces: readonly SurfaceEntry[] = [
+  alphaSurface,
+  betaSurface,
+  gammaSurface,
+  responsesSurface,
+];
 
 export interface SurfaceMatch {
   codec: SurfaceCodec;
   route: SurfaceRoute;
 }
 
-/** The surface route this path belongs to, if any. */
-export function matchSurface(pathname: string): SurfaceMatch | undefined {
-  for (const codec of surfaceList) {
-    const route = codec.matchRoute(pathname);
-    if (route !== undefined) return { codec, route };
-  }
-  return undefined;
+function isFamilySurface(entry: SurfaceEntry): entry is FamilySurface {
+  return 'codec' in entry;
 }
+
+/** Codecs and surfaces, checked as they are added; lookups read what was added so far. */
+export class Registry {
+  readonly #codecs = new Map<FamilyId, WireCodec>();
+  readonly #codecList: WireCodec[] = [];
+  readonly #ids: FamilyId[] = [];
+  readonly #families: FamilyCodec[] = [];
+  readonly #surfaceOnly: SurfaceCodec[] = [];
+  /** Family surfaces first, in registration order: their routes are matched before the surface-only ones. */
+  #surfaces: readonly SurfaceCodec[] = [];
+
+  /**
+   * Adds a wire codec: a family. Its id must be new, lower case (it names configuration keys and
+   * ledger rows), and its environment prefix unused. Register before a gateway is configured.
+   */
+  registerCodec(codec: WireCodec): void {
+    if (!/^[a-z][a-z0-9_-]{0,31}$/.test(codec.id))
+      throw new Error(`family id ${JSON.stringify(codec.id)}: lower-case letters, digits, _ and -`);
+    if (this.#codecs.has(codec.id) || this.#surfaces.some((surface) => surface.id === codec.id))
+      throw new Error(`family ${codec.id} is already registered`);
+    const prefix = codec.descriptor.envPrefix;
+    const taken = this.#codecList.some((other) => other.descriptor.envPrefix === prefix);
+    if (!/^[A-Z][A-Z0-9_]*$/.test(prefix) || taken)
+      throw new Error(`family ${codec.id}: environment prefix ${prefix} is not upper case or is taken`);
+    this.#codecs.set(codec.id, codec);
+    this.#codecList.push(codec);
+    this.#ids.push(codec.id);
+  }
+
+  /**
+   * Adds a surface: a family's own API (its codec registered, not yet fronted) or a surface-only
+   * one (its id new, speaking a registered family's errors).
+   */
+  registerSurface(entry: SurfaceEntry): void {
+    if (isFamilySurface(entry)) {
+      const codec = this.#codecs.get(entry.codec);
+      if (codec === undefined) throw new Error(`surface of ${entry.codec}: no such codec is registered`);
+      if (this.#families.some((family) => family.id === entry.codec))
+        throw new Error(`family ${entry.codec} is already registered`);
+      this.#families.push(joinFamily(codec, entry));
+    } else {
+      if (!/^[a-z][a-z0-9_-]{0,31}$/.test(entry.id))
+        throw new Error(`surface id ${JSON.stringify(entry.id)}: lower-case letters, digits, _ and -`);
+      if (this.#codecs.has(entry.id) || this.#surfaces.some((surface) => surface.id === entry.id))
+        throw new Error(`surface ${entry.id} is already registered`);
+      if (!this.#codecs.has(entry.family)) throw new Error(`surface ${entry.id}: no family ${entry.family}`);
+      this.#surfaceOnly.push(entry);
+    }
+    this.#surfaces = [...this.#families, ...this.#surfaceOnly];
+  }
+
+  /** Every family (wire codec), in registration order. */
+  familyCodecs(): readonly WireCodec[] {
+    return this.#codecList;
+  }
+
+  familyIds(): readonly FamilyId[] {
+    return this.#ids;
+  }
+
+  isFamilyId(value: string): boolean {
+    return this.#codecs.has(value);
+  }
+
+  /** A registered family's codec; an id that is none is a programming error (ids are checked where they come in). */
+  familyCodec(id: FamilyId): WireCodec {
+    const codec = this.#codecs.get(id);
+    if (codec === undefined) throw new Error(`no family ${JSON.stringify(id)} is registered`);
+    return codec;
+  }
+
+  /** The families that have a surface of their own, joined with it (model lists, the simulator's routes). */
+  familySurfaces(): readonly FamilyCodec[] {
+    return this.#families;
+  }
+
+  /** Every surface clients call: each family's own API, then the surface-only ones. */
+  surfaces(): readonly SurfaceCodec[] {
+    return this.#surfaces;
+  }
+
+  /** Paths that look like no surface's are answered in the first family surface's shape (A's: the unified path is A-shaped). */
+  defaultSurface(): FamilyCodec {
+    const first = this.#families[0];
+    if (first === undefined) throw new Error('no family surface is registered');
+    return first;
+  }
+
+  /** The surface route this path belongs to, if any. */
+  matchSurface(pathname: string): SurfaceMatch | undefined {
+    for (const codec of this.#surfaces) {
+      const route = codec.matchRoute(pathname);
+      if (route !== undefined) return { codec, route };
+    }
+    return undefined;
+  }
+
+  /** The surface whose shape answers a path no route matches: the one it resembles, else the default. */
+  resembledSurface(pathname: string): SurfaceCodec {
+    for (const codec of this.#surfaces) if (codec.resemblesPath(pathname)) return codec;
+    return this.defaultSurface();
+  }
+}
+
+/** A registry of these codecs and surfaces, in this order. */
+export function createRegistry(codecs: readonly WireCodec[], surfaces: readonly SurfaceEntry[]): Registry {
+  const created = new Registry();
+  for (const codec of codecs) created.registerCodec(codec);
+  for (const surface of surfaces) created.registerSurface(surface);
+  return created;
+}
+
+/** The gateway's registry: the built-in codecs and surfaces. */
+export const registry = createRegistry(builtInCodecs, builtInSurfaces);
 
 /**
- * The surface whose shape answers this path: its own when a route matches, else the one the path
- * resembles (its errors come in that shape), else the default.
+ * Adds a family served as a surface of its own: its codec and, the same object, its surface (its
+ * errors must be its own).
  */
-export function surfaceFor(pathname: string): SurfaceCodec {
-  return matchSurface(pathname)?.codec ?? resembledSurface(pathname);
+export function registerFamily(codec: FamilyCodec): void {
+  if (codec.family !== codec.id) throw new Error(`family ${codec.id} must speak its own errors`);
+  registry.registerCodec(codec);
+  registry.registerSurface({ ...codec, codec: codec.id });
 }
 
-/** The surface whose shape answers a path no route matches. */
-export function resembledSurface(pathname: string): SurfaceCodec {
-  for (const codec of surfaceList) if (codec.resemblesPath(pathname)) return codec;
-  return defaultSurface;
+// The lookups the gateway makes, read from `registry` when called.
+export const familyCodecs = (): readonly WireCodec[] => registry.familyCodecs();
+export const familyIds = (): readonly FamilyId[] => registry.familyIds();
+export const isFamilyId = (value: string): boolean => registry.isFamilyId(value);
+export const familyCodec = (id: FamilyId): WireCodec => registry.familyCodec(id);
+export const familySurfaces = (): readonly FamilyCodec[] => registry.familySurfaces();
+export const surfaces = (): readonly SurfaceCodec[] => registry.surfaces();
+export const matchSurface = (pathname: string): SurfaceMatch | undefined => registry.matchSurface(pathname);
+export const resembledSurface = (pathname: string): SurfaceCodec => registry.resembledSurface(pathname);
+
+/** The surface whose shape answers this path: its own when a route matches, else the one it resembles. */
+export function surfaceFor(pathname: string): SurfaceCodec {
+  return registry.matchSurface(pathname)?.codec ?? registry.resembledSurface(pathname);
 }
+
+/** Paths that look like no surface's are answered in A's shape (the spec's unified path is A-shaped). */
+export const defaultSurface: FamilyCodec = registry.defaultSurface();

@@ -9,7 +9,6 @@ import type { ChatRequest, ChatResponse, FamilyId, GatewayError, JsonObject } fr
 import type {
   DecodeContext,
   FamilyCapabilities,
-  FamilyDescriptor,
   HeaderMap,
   PassThrough,
   ResponseContext,
@@ -17,9 +16,9 @@ import type {
   StreamEncoder,
   SurfaceInput,
   SurfaceRoute,
-  UpstreamErrorDetail,
   UpstreamRequest,
   UpstreamTarget,
+  WireCodec,
   WireError,
 } from '../codecs/codec.ts';
 
@@ -154,21 +153,36 @@ export function hasPassThrough(surface: SurfaceCodec): surface is PassThroughSur
   return surface.passThrough !== undefined;
 }
 
-export interface FamilyCodec extends SurfaceCodec {
-  readonly id: FamilyId;
-  readonly capabilities: FamilyCapabilities;
-  readonly descriptor: FamilyDescriptor;
+/**
+ * A family's own API as a surface: what it adds to the wire codec it fronts (`codec`, the codec's
+ * id). A new surface is a folder under `surfaces/` and one line in `surfaces/registry.ts`.
+ */
+export interface FamilySurface {
+  /** The wire codec this surface fronts: its family. */
+  readonly codec: FamilyId;
+  matchRoute(pathname: string): SurfaceRoute | undefined;
+  resemblesPath(pathname: string): boolean;
+  readonly credentialHeaders: readonly string[];
+  readClientKey(headers: HeaderMap, searchParams: URLSearchParams): string | undefined;
+  checkHeaders(headers: HeaderMap): GatewayError | undefined;
+  rateLimitHeaders(state: RateLimitState): Record<string, string>;
   /** `GET` model lists in the family's shape. */
   readonly modelListing: ModelListing;
+  readonly tokenCounting?: TokenCounting;
+}
 
-  // Upstream side.
-  encodeRequest(request: ChatRequest, target: UpstreamTarget): UpstreamRequest;
-  decodeResponse(body: unknown, context: DecodeContext): ChatResponse;
-  /**
-   * What the body of a non-2xx upstream answer says, in this family's shape (the status, the wait
-   * and the client-safe error are the shared rules' business: `readUpstreamError`). Never throws.
-   */
-  decodeErrorBody(bodyText: string): UpstreamErrorDetail;
-
+/** A family served as a surface: its wire codec joined with its own surface. */
+export interface FamilyCodec extends SurfaceCodec, WireCodec {
+  readonly id: FamilyId;
+  readonly capabilities: FamilyCapabilities;
+  readonly modelListing: ModelListing;
   readonly passThrough: PassThrough;
+}
+
+/** The family codec of a wire codec and the surface that fronts it (the surface must name it). */
+export function joinFamily(wire: WireCodec, surface: FamilySurface): FamilyCodec {
+  if (surface.codec !== wire.id)
+    throw new Error(`surface of ${surface.codec} cannot front the ${wire.id} codec`);
+  const { codec: _codec, ...face } = surface;
+  return { ...wire, ...face, family: wire.id };
 }

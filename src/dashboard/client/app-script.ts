@@ -3,7 +3,15 @@
  * the dashboard API, charts with uPlot. Plain JavaScript in a string (no build step, no template
  * literals inside); every request goes to this origin, every change carries the CSRF token.
  */
-export const appScript = String.raw`(function () {
+/**
+ * The script, its requests page's surface filter offering these surfaces (the registry's) besides
+ * `unified`, the ledger's name for the unified path.
+ */
+export function appScript(surfaceIds: readonly string[]): string {
+  return appSource.replace('SURFACE_CHOICES', JSON.stringify(['', 'unified', ...surfaceIds]));
+}
+
+const appSource = String.raw`(function () {
 'use strict';
 var csrf = document.querySelector('meta[name="csrf-token"]').getAttribute('content');
 var main = document.getElementById('main');
@@ -318,7 +326,7 @@ function renderRequests() {
     var form = el('form', { class: 'inline', 'data-form': 'filter' }, [
       el('label', null, ['Key (name or id)', el('input', { name: 'key', value: requestFilter.key || '' })]),
       el('label', null, ['Model', el('input', { name: 'model', value: requestFilter.model || '' })]),
-      el('label', null, ['Surface', el('select', { name: 'surface' }, ['', 'unified', 'alpha', 'beta', 'gamma', 'responses'].map(function (name) {
+      el('label', null, ['Surface', el('select', { name: 'surface' }, SURFACE_CHOICES.map(function (name) {
         return el('option', { value: name, selected: (requestFilter.surface || '') === name, text: name || 'any' }); }))]),
       el('label', null, ['Outcome', el('select', { name: 'outcome' }, ['', 'ok', 'error', 'failed', 'aborted', 'rejected'].map(function (name) {
         return el('option', { value: name, selected: (requestFilter.outcome || '') === name, text: name || 'any' }); }))]),
