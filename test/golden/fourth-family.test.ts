@@ -1,8 +1,10 @@
 /**
- * "A fourth family = one folder + one line", proven: this file alone adds a family `delta` — Family
- * A's codec under a new id, with routes of its own (`/delta/…`), its own environment variables
- * (`DELTA_BASE_URL`, `DELTA_API_KEY`) and a model of its own in the configuration file — registers
- * it the way the registry registers the spec's three, and runs the golden matrix with it: every
+ * "A fourth family = one codec folder, one surface folder, one line in each registry", proven: this
+ * file alone adds a family `delta` — Family A's wire codec under a new id with its own environment
+ * variables (`DELTA_BASE_URL`, `DELTA_API_KEY`), A's surface under routes of its own (`/delta/…`),
+ * and a model of its own in the configuration file — registers the codec and the surface the way
+ * the registries list the spec's three (`registerCodec`, `registerSurface`: the lines of
+ * `codecs/registry.ts` and `surfaces/registry.ts`), and runs the golden matrix with it: every
  * surface (A, B, C, delta) against a delta model and the delta surface against every family's
  * model, JSON and stream, each scenario.
  *
@@ -19,9 +21,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { alphaCodec } from '../../src/surfaces/alpha/index.ts';
-import type { FamilyCodec } from '../../src/surfaces/surface.ts';
-import { familyIds, registerFamily } from '../../src/surfaces/registry.ts';
+import { alphaWire } from '../../src/codecs/alpha/index.ts';
+import type { WireCodec } from '../../src/codecs/codec.ts';
+import { alphaSurface } from '../../src/surfaces/alpha/index.ts';
+import { familyIds, registry } from '../../src/surfaces/registry.ts';
+import type { FamilySurface } from '../../src/surfaces/surface.ts';
 import { startRecordingUpstream } from '../kit/recording-upstream.ts';
 import type { SpecFamily } from '../kit/spec-families.ts';
 import { startTestGateway } from '../kit/test-gateway.ts';
@@ -33,19 +37,26 @@ const delta = 'delta';
 const deltaModel = 'delta-D2';
 const deltaKey = 'up-d-key-0000';
 
-/** Family A's codec as a family of its own: its paths under `/delta`, its own environment prefix. */
-const deltaCodec: FamilyCodec = {
-  ...alphaCodec,
+/** The codec folder: Family A's wire codec as a family of its own, with its own environment prefix. */
+const deltaWire: WireCodec = {
+  ...alphaWire,
   id: delta,
-  family: delta,
-  descriptor: { ...alphaCodec.descriptor, envPrefix: 'DELTA' },
-  matchRoute: (path) =>
-    path.startsWith('/delta/') ? alphaCodec.matchRoute(path.slice('/delta'.length)) : undefined,
-  resemblesPath: (path) => path.startsWith('/delta/'),
-  modelListing: { ...alphaCodec.modelListing, paths: ['/delta/v1/models'] },
+  descriptor: { ...alphaWire.descriptor, envPrefix: 'DELTA' },
 };
 
-registerFamily(deltaCodec);
+/** The surface folder: A's surface fronting the delta codec, its paths under `/delta`. */
+const deltaSurface: FamilySurface = {
+  ...alphaSurface,
+  codec: delta,
+  matchRoute: (path) =>
+    path.startsWith('/delta/') ? alphaSurface.matchRoute(path.slice('/delta'.length)) : undefined,
+  resemblesPath: (path) => path.startsWith('/delta/'),
+  modelListing: { ...alphaSurface.modelListing, paths: ['/delta/v1/models'] },
+};
+
+// The two registry lines.
+registry.registerCodec(deltaWire);
+registry.registerSurface(deltaSurface);
 
 type Party = SpecFamily | typeof delta;
 
