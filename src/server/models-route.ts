@@ -51,7 +51,7 @@ export function matchModelsPath(
   if (candidates === undefined) return undefined;
   return (
     candidates.find((candidate) => candidate.codec.modelListing.claims(request.headers, searchParams)) ??
-    candidates.find((candidate) => candidate.codec === defaultSurface) ??
+    candidates.find((candidate) => candidate.codec.id === defaultSurface.id) ??
     candidates[0]
   );
 }

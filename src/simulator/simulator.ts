@@ -130,7 +130,7 @@ class SimulatorEngine {
 
   /** Unknown paths answer in the default surface's shape (A, the most common client), or the first codec's. */
   #notFound(input: SimulatorInput): UpstreamResponse {
-    const codec = this.#codecs.includes(defaultSurface) ? defaultSurface : this.#codecs[0];
+    const codec = this.#codecs.find((candidate) => candidate.id === defaultSurface.id) ?? this.#codecs[0];
     if (codec === undefined) throw new GatewayError('internal', 'the simulator has no codecs');
     const message = `simulator: no route for ${input.method} ${pathOnly(input.path)}`;
     return errorResponse(codec, new GatewayError('not_found', message));
