@@ -5,7 +5,7 @@
  * statement is parameterised.
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../store/database.ts';
+import type { Database } from './database.ts';
 import {
   activeKeyRow,
   changedColumns,
@@ -24,7 +24,7 @@ import {
   type KeyRow,
   type KeySource,
   type KeyStore,
-} from './key-store.ts';
+} from '../../keys/key-store.ts';
 
 export class SqliteKeyStore implements KeyStore, KeySource {
   readonly #database: Database;
