@@ -1,7 +1,7 @@
 /**
  * Managed client keys: what a key store does (create — the key is returned once, only its SHA-256
  * hash is kept —, list, update, revoke), the checks every store applies, and the row shape both
- * stores share. Two stores implement it: the embedded one (`sqlite-key-store.ts`) and PostgreSQL
+ * stores share. Two stores implement it: the embedded one (`store/sqlite/sqlite-key-store.ts`) and PostgreSQL
  * (`store/postgres/pg-key-store.ts`). Used by the CLI and the admin API; the gateway reads the
  * active keys through the cache in `client-keys.ts`, from a `KeySource`.
  */

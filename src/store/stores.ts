@@ -6,14 +6,14 @@
  * `KeySource`, ledger rows are appended in memory).
  */
 import type { Config } from '../config/config.ts';
-import { SqliteKeyStore } from '../keys/sqlite-key-store.ts';
+import { SqliteKeyStore } from './sqlite/sqlite-key-store.ts';
 import type { Logger } from '../log/logger.ts';
 import { UsageLedger } from '../usage/ledger.ts';
-import { SqliteUsageReports } from '../usage/report.ts';
-import { SqliteLedgerWriter } from '../usage/sqlite-ledger-writer.ts';
-import { SqliteDashboardStore } from './dashboard-store.ts';
-import { openDatabase, openMigrated } from './database.ts';
-import { SqliteResponseStore } from './response-store.ts';
+import { SqliteUsageReports } from './sqlite/sqlite-usage-reports.ts';
+import { SqliteLedgerWriter } from './sqlite/sqlite-ledger-writer.ts';
+import { SqliteDashboardStore } from './sqlite/sqlite-dashboard-store.ts';
+import { openDatabase, openMigrated } from './sqlite/database.ts';
+import { SqliteResponseStore } from './sqlite/sqlite-response-store.ts';
 import type { MigrationReport, Stores } from './stores-contract.ts';
 
 export type { MigrationReport, Stores } from './stores-contract.ts';

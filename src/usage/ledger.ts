@@ -5,7 +5,7 @@
  * transaction and one transaction per macrotask, so a burst never stalls the requests in flight
  * for long (each slice is about a millisecond; 5,000 pending rows take some 20 of them). A
  * `kill -9` loses at most that window plus the slices; `close()` (graceful shutdown) writes
- * everything. The writer is the store's: the embedded store's (`sqlite-ledger-writer.ts`) adds each
+ * everything. The writer is the store's: the embedded store's (`store/sqlite/sqlite-ledger-writer.ts`) adds each
  * transaction's cost to the keys' lifetime spend, so spend and ledger never disagree; with
  * PostgreSQL the rows go to a local outbox file that is shipped to the server
  * (`store/postgres/ledger-outbox.ts`).

@@ -3,7 +3,6 @@
  * and `GET /admin/usage` returns. Requests are counted once each (their final row); tokens and
  * cost are summed over every row, so retried or fanned-out attempts all count.
  */
-import type { Database } from '../store/database.ts';
 import { formatUsd } from '../config/cost.ts';
 
 export const usageGroupings = ['model', 'key', 'day'] as const;
@@ -49,26 +48,6 @@ export interface UsageReports {
   report(query: UsageQuery, names?: ReadonlyMap<string, string>): Promise<UsageReport>;
 }
 
-/** The embedded store's reports (the statement runs at once). */
-export class SqliteUsageReports implements UsageReports {
-  readonly #database: Database;
-
-  constructor(database: Database) {
-    this.#database = database;
-  }
-
-  async report(query: UsageQuery, names?: ReadonlyMap<string, string>): Promise<UsageReport> {
-    return Promise.resolve(usageReport(this.#database, query, names));
-  }
-}
-
-/** Fixed SQL per grouping: no identifier ever comes from input. */
-const groupExpressions: Readonly<Record<UsageGrouping, string>> = {
-  model: 'model',
-  key: 'key_id',
-  day: "strftime('%Y-%m-%d', created_at / 1000, 'unixepoch')",
-};
-
 /** Requests, errors, tokens and cost summed: what the usage report and the dashboard add up. */
 export interface UsageSums {
   requests: number;
@@ -110,40 +89,6 @@ export function addUsageSums(into: UsageSums, from: Readonly<Record<keyof UsageS
 /** What both stores report from: one row per group, sums over the query's ledger rows. */
 export interface UsageRow extends UsageSums {
   grp: string;
-}
-
-/** `names`: key id → key name, to show keys by name. */
-export function usageReport(
-  database: Database,
-  query: UsageQuery,
-  names: ReadonlyMap<string, string> = new Map(),
-): UsageReport {
-  const conditions = ['created_at >= ?'];
-  const values: (number | string)[] = [query.since];
-  if (query.until !== undefined) {
-    conditions.push('created_at < ?');
-    values.push(query.until);
-  }
-  if (query.keyIds !== undefined) {
-    if (query.keyIds.length === 0) return emptyReport(query);
-    conditions.push(`key_id IN (${query.keyIds.map(() => '?').join(', ')})`);
-    values.push(...query.keyIds);
-  }
-  const rows = database
-    .prepare(
-      `SELECT ${groupExpressions[query.by]} AS grp,
-         SUM(final) AS requests,
-         SUM(CASE WHEN final = 1 AND outcome <> 'ok' THEN 1 ELSE 0 END) AS errors,
-         SUM(prompt_tokens) AS prompt_tokens,
-         SUM(cached_tokens) AS cached_tokens,
-         SUM(cache_write_tokens) AS cache_write_tokens,
-         SUM(output_tokens) AS output_tokens,
-         SUM(cost_usd) AS cost_usd
-       FROM usage_ledger WHERE ${conditions.join(' AND ')}
-       GROUP BY grp ORDER BY grp`,
-    )
-    .all(...values) as unknown as UsageRow[];
-  return reportFromRows(query, rows, names);
 }
 
 /** The report of a query from its grouped rows (numbers as the driver gave them). */

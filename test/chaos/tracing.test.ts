@@ -18,7 +18,7 @@ import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trac
 import { loadConfig } from '../../src/config/load-config.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { startGateway, type RunningGateway } from '../../src/server/start-gateway.ts';
-import { openDatabase } from '../../src/store/database.ts';
+import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream.ts';
 
 const clientKey = 'mg-tracing-client-key-0123456789';

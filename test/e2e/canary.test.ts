@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { openDatabase } from '../../src/store/database.ts';
+import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { alphaAuth, betaAuth, gammaAuth, gammaPath } from '../kit/e2e.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

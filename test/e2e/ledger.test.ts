@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { openDatabase } from '../../src/store/database.ts';
+import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { alphaAuth, betaAuth, gammaAuth, gammaPath, post, sseJson, writeTempConfig } from '../kit/e2e.ts';
 import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { openDatabase } from '../../src/store/database.ts';
+import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { alphaAuth, betaAuth, gammaAuth, gammaPath, post, writeTempConfig } from '../kit/e2e.ts';
 import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 import { parseExposition, sum } from '../kit/exposition.ts';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { openDatabase } from '../../src/store/database.ts';
+import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { alphaAuth, betaAuth, gammaAuth, gammaPath } from '../kit/e2e.ts';
 import { parseExposition, sum, type Sample } from '../kit/exposition.ts';
 import { startGatewayProcess, type GatewayProcess } from '../kit/gateway-process.ts';

@@ -10,7 +10,7 @@
  */
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { LedgerRow, LedgerWriter } from '../../usage/ledger.ts';
-import { createPrivately } from '../database.ts';
+import { createPrivately } from '../sqlite/database.ts';
 
 export interface OutboxEntry {
   seq: number;

@@ -3,15 +3,7 @@
  * creating or renaming to one name at once cannot both win: the partial unique index on active
  * names refuses the second (a conflict, as the check before it would have said).
  */
-import { randomUUID } from 'node:crypto';
 import {
-  changedColumns,
-  checkChanges,
-  checkName,
-  checkPolicy,
-  generateKey,
-  hashKey,
-  KeyStoreError,
   recordColumns,
   toRecord,
   type KeyChanges,
@@ -20,6 +12,14 @@ import {
   type KeyRow,
   type KeyStore,
 } from '../../keys/key-store.ts';
+import {
+  keyUpdateColumns,
+  nameTaken,
+  newKeyColumns,
+  newKeyRow,
+  noKeyByReference,
+  noSuchKey,
+} from '../../keys/key-writes.ts';
 import type { PgConnection } from './connection.ts';
 
 export class PgKeyStore implements KeyStore {
@@ -30,28 +30,14 @@ export class PgKeyStore implements KeyStore {
   }
 
   async create(name: string, policy: KeyPolicy, now: number): Promise<{ key: string; record: KeyRecord }> {
-    const checkedName = checkName(name);
-    checkPolicy(policy);
-    const key = generateKey();
-    const id = randomUUID();
-    await this.#changing(checkedName, () =>
+    const row = newKeyRow(name, policy, now);
+    await this.#changing(row.name, () =>
       this.#connection.query(
-        `INSERT INTO client_keys (id, name, key_hash, created_at, models, budget_usd, rpm, tpm, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [
-          id,
-          checkedName,
-          hashKey(key),
-          now,
-          policy.models === undefined ? null : JSON.stringify(policy.models),
-          policy.budgetUsd ?? null,
-          policy.rpm ?? null,
-          policy.tpm ?? null,
-          policy.expiresAt ?? null,
-        ],
+        `INSERT INTO client_keys (${newKeyColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        row.values,
       ),
     );
-    return { key, record: await this.#get(id) };
+    return { key: row.key, record: await this.#get(row.id) };
   }
 
   async list(includeRevoked = false): Promise<KeyRecord[]> {
@@ -75,13 +61,7 @@ export class PgKeyStore implements KeyStore {
 
   async update(reference: string, changes: KeyChanges, now: number): Promise<KeyRecord> {
     const record = await this.#require(reference);
-    if (record.revokedAt !== undefined)
-      throw new KeyStoreError('conflict', `key "${record.name}" is revoked`);
-    const columns: [string, string | number | null][] = [];
-    const name = changes.name === undefined ? undefined : checkName(changes.name);
-    if (name !== undefined) columns.push(['name', name]);
-    checkChanges(changes);
-    columns.push(...changedColumns(changes), ['updated_at', now]);
+    const { name, columns } = keyUpdateColumns(record, changes, now);
     // Column names come from the fixed list in `changedColumns`; every value is a parameter.
     const assignments = columns.map(([column], index) => `${column} = $${index + 1}`);
     await this.#changing(name, () =>
@@ -122,21 +102,20 @@ export class PgKeyStore implements KeyStore {
     try {
       await write();
     } catch (error) {
-      if ((error as { code?: unknown }).code === '23505' && name !== undefined)
-        throw new KeyStoreError('conflict', `an active key named "${name}" already exists`);
+      if ((error as { code?: unknown }).code === '23505' && name !== undefined) throw nameTaken(name);
       throw error;
     }
   }
 
   async #get(id: string): Promise<KeyRecord> {
     const [row] = await this.#connection.query<KeyRow>(`SELECT ${recordColumns} WHERE k.id = $1`, [id]);
-    if (row === undefined) throw new KeyStoreError('not_found', 'no such key');
+    if (row === undefined) throw noSuchKey();
     return toRecord(row);
   }
 
   async #require(reference: string): Promise<KeyRecord> {
     const record = await this.find(reference);
-    if (record === undefined) throw new KeyStoreError('not_found', 'no key with that name or id');
+    if (record === undefined) throw noKeyByReference();
     return record;
   }
 }

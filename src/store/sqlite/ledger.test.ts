@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openDatabase } from '../store/database.ts';
-import { flushWindowMs, UsageLedger, type LedgerRow } from './ledger.ts';
-import { usageReport } from './report.ts';
+import { openDatabase } from './database.ts';
+import { flushWindowMs, UsageLedger, type LedgerRow } from '../../usage/ledger.ts';
+import { usageReport } from './sqlite-usage-reports.ts';
 import { SqliteLedgerWriter } from './sqlite-ledger-writer.ts';
 
 function row(overrides: Partial<LedgerRow> = {}): LedgerRow {

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { SqliteLedgerWriter } from '../usage/sqlite-ledger-writer.ts';
-import { sampleLedgerRows } from '../usage/test-kit.ts';
+import { SqliteLedgerWriter } from './sqlite-ledger-writer.ts';
+import { sampleLedgerRows } from './test-kit.ts';
 import { openDatabase, walCheckpointPages } from './database.ts';
 
 test('ledger writes under load keep the WAL near the checkpoint threshold, not SQLite’s 4 MiB default', () => {

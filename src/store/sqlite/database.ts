@@ -2,7 +2,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { rollupBackfillSql } from './rollup-backfill.ts';
+import { rollupBackfillSql } from '../rollup-backfill.ts';
 
 export const migrations: readonly string[] = [
   `CREATE TABLE client_keys (

@@ -65,7 +65,7 @@ test('processes opening one fresh outbox file at once all start', async () => {
   const directory = mkdtempSync(join(tmpdir(), 'modelgate-open-'));
   try {
     const results = await runAtOnce(
-      `const { LedgerOutbox } = await import(${moduleUrl('./postgres/ledger-outbox.ts')});
+      `const { LedgerOutbox } = await import(${moduleUrl('../postgres/ledger-outbox.ts')});
        new LedgerOutbox(process.argv[1]).close();`,
       join(directory, 'ledger-outbox.db'),
     );

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openDatabase } from '../store/database.ts';
-import { KeyStoreError, emptyPolicy, hashKey } from './key-store.ts';
+import { openDatabase } from './database.ts';
+import { KeyStoreError, emptyPolicy, hashKey } from '../../keys/key-store.ts';
 import { SqliteKeyStore } from './sqlite-key-store.ts';
 
 test('create returns the key once; the store and listings hold no key material', async () => {

@@ -4,9 +4,9 @@
  * as are the dashboard's per-minute and per-hour rollups (`rollups.ts`).
  */
 import type { SQLInputValue, StatementSync } from 'node:sqlite';
-import type { Database } from '../store/database.ts';
-import { roundMs, type LedgerRow, type LedgerWriter } from './ledger.ts';
-import { RollupWriter } from './rollups.ts';
+import type { Database } from './database.ts';
+import { roundMs, type LedgerRow, type LedgerWriter } from '../../usage/ledger.ts';
+import { RollupWriter } from './sqlite-rollups.ts';
 
 export class SqliteLedgerWriter implements LedgerWriter {
   readonly #database: Database;

@@ -4,17 +4,9 @@
  * synchronously from the file, so the gateway's cache can check it on a request's path. Every
  * statement is parameterised.
  */
-import { randomUUID } from 'node:crypto';
-import type { Database } from '../store/database.ts';
+import type { Database } from './database.ts';
 import {
   activeKeyRow,
-  changedColumns,
-  checkChanges,
-  checkName,
-  checkPolicy,
-  generateKey,
-  hashKey,
-  KeyStoreError,
   recordColumns,
   toRecord,
   type ActiveKeyRow,
@@ -24,7 +16,15 @@ import {
   type KeyRow,
   type KeySource,
   type KeyStore,
-} from './key-store.ts';
+} from '../../keys/key-store.ts';
+import {
+  keyUpdateColumns,
+  nameTaken,
+  newKeyColumns,
+  newKeyRow,
+  noKeyByReference,
+  noSuchKey,
+} from '../../keys/key-writes.ts';
 
 export class SqliteKeyStore implements KeyStore, KeySource {
   readonly #database: Database;
@@ -34,30 +34,12 @@ export class SqliteKeyStore implements KeyStore, KeySource {
   }
 
   async create(name: string, policy: KeyPolicy, now: number): Promise<{ key: string; record: KeyRecord }> {
-    const checkedName = checkName(name);
-    checkPolicy(policy);
-    if (this.#activeByName(checkedName) !== undefined) {
-      throw new KeyStoreError('conflict', `an active key named "${checkedName}" already exists`);
-    }
-    const key = generateKey();
-    const id = randomUUID();
+    const row = newKeyRow(name, policy, now);
+    if (this.#activeByName(row.name) !== undefined) throw nameTaken(row.name);
     this.#database
-      .prepare(
-        `INSERT INTO client_keys (id, name, key_hash, created_at, models, budget_usd, rpm, tpm, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        id,
-        checkedName,
-        hashKey(key),
-        now,
-        policy.models === undefined ? null : JSON.stringify(policy.models),
-        policy.budgetUsd ?? null,
-        policy.rpm ?? null,
-        policy.tpm ?? null,
-        policy.expiresAt ?? null,
-      );
-    return Promise.resolve({ key, record: this.#get(id) });
+      .prepare(`INSERT INTO client_keys (${newKeyColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(...row.values);
+    return Promise.resolve({ key: row.key, record: this.#get(row.id) });
   }
 
   async list(includeRevoked = false): Promise<KeyRecord[]> {
@@ -74,27 +56,14 @@ export class SqliteKeyStore implements KeyStore, KeySource {
 
   async update(reference: string, changes: KeyChanges, now: number): Promise<KeyRecord> {
     const record = this.#require(reference);
-    if (record.revokedAt !== undefined)
-      throw new KeyStoreError('conflict', `key "${record.name}" is revoked`);
-    const assignments: string[] = [];
-    const values: (string | number | null)[] = [];
-    if (changes.name !== undefined) {
-      const name = checkName(changes.name);
+    const { columns } = keyUpdateColumns(record, changes, now, (name) => {
       const holder = this.#activeByName(name);
-      if (holder !== undefined && holder.id !== record.id)
-        throw new KeyStoreError('conflict', `an active key named "${name}" already exists`);
-      assignments.push('name = ?');
-      values.push(name);
-    }
-    checkChanges(changes);
-    for (const [column, value] of [...changedColumns(changes), ['updated_at', now] as const]) {
-      assignments.push(`${column} = ?`);
-      values.push(value);
-    }
+      if (holder !== undefined && holder.id !== record.id) throw nameTaken(name);
+    });
     // Column names come from the fixed list in `changedColumns`; every value is a parameter.
     this.#database
-      .prepare(`UPDATE client_keys SET ${assignments.join(', ')} WHERE id = ?`)
-      .run(...values, record.id);
+      .prepare(`UPDATE client_keys SET ${columns.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`)
+      .run(...columns.map(([, value]) => value), record.id);
     return Promise.resolve(this.#get(record.id));
   }
 
@@ -159,13 +128,13 @@ export class SqliteKeyStore implements KeyStore, KeySource {
   #get(id: string): KeyRecord {
     const row = this.#database.prepare(`SELECT ${recordColumns} WHERE k.id = ?`).get(id) as
       KeyRow | undefined;
-    if (row === undefined) throw new KeyStoreError('not_found', 'no such key');
+    if (row === undefined) throw noSuchKey();
     return toRecord(row);
   }
 
   #require(reference: string): KeyRecord {
     const record = this.#find(reference);
-    if (record === undefined) throw new KeyStoreError('not_found', 'no key with that name or id');
+    if (record === undefined) throw noKeyByReference();
     return record;
   }
 }

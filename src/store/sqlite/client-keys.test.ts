@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { openDatabase } from '../store/database.ts';
-import { bootstrapClientKeys, hashKey, keyRecheckMs, type Unlimited } from './client-keys.ts';
-import { emptyPolicy } from './key-store.ts';
+import { openDatabase } from './database.ts';
+import { bootstrapClientKeys, hashKey, keyRecheckMs, type Unlimited } from '../../keys/client-keys.ts';
+import { emptyPolicy } from '../../keys/key-store.ts';
 import { SqliteKeyStore } from './sqlite-key-store.ts';
 
 /** The embedded store as the gateway bootstraps it: one object is both the store and the source. */

@@ -5,13 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { quantile } from '../dashboard/percentiles.ts';
-import { openDatabase } from '../store/database.ts';
-import { rebuildRollups } from '../store/rollup-backfill.ts';
-import { UsageLedger } from './ledger.ts';
-import { SqliteUsageReports } from './report.ts';
+import { quantile } from '../../dashboard/percentiles.ts';
+import { openDatabase } from './database.ts';
+import { rebuildRollups } from '../rollup-backfill.ts';
+import { UsageLedger } from '../../usage/ledger.ts';
+import { SqliteUsageReports } from './sqlite-usage-reports.ts';
 import { SqliteLedgerWriter } from './sqlite-ledger-writer.ts';
-import { binUpperMs, latencyBin } from './rollups.ts';
+import { binUpperMs, latencyBin } from '../../usage/rollups.ts';
 import { dumpRollups, rollupDifference, sampleLedgerRows } from './test-kit.ts';
 
 test('rollups kept by the ledger equal the rollups rebuilt from it, and the usage report', async () => {

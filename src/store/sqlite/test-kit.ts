@@ -1,8 +1,8 @@
 /** Test kit for the ledger and its rollups: sample rows and a store-neutral dump of the rollups. */
 import { isDeepStrictEqual } from 'node:util';
-import type { Database } from '../store/database.ts';
-import type { LedgerRow } from './ledger.ts';
-import { parseCounts } from '../store/rollup-backfill.ts';
+import type { Database } from './database.ts';
+import type { LedgerRow } from '../../usage/ledger.ts';
+import { parseCounts } from '../rollup-backfill.ts';
 
 /** Ledger rows of every kind (retries, failures, refusals, deployments, missing timings), spread over hours. */
 export function sampleLedgerRows(count: number, start: number): LedgerRow[] {

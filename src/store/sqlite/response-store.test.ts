@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openDatabase } from './database.ts';
-import { SqliteResponseStore } from './response-store.ts';
+import { SqliteResponseStore } from './sqlite-response-store.ts';
 
 const day = 86_400_000;
 
