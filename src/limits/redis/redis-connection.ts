@@ -46,6 +46,8 @@ export class RedisConnection {
   #openUntil = 0;
   #probing = false;
   #healthy = true;
+  /** Replies (and errors) the connection has given: progress, whichever command they answer. */
+  #replies = 0;
 
   constructor(options: RedisOptions) {
     this.#options = options;
@@ -101,7 +103,11 @@ export class RedisConnection {
       this.#probing = true;
     }
     try {
-      const result = await this.#withTimeout(this.#evaluate(code, keys, args));
+      const result = await this.#withTimeout(
+        this.#evaluate(code, keys, args).finally(() => {
+          this.#replies++;
+        }),
+      );
       this.#succeeded();
       return result;
     } catch (error) {
@@ -134,22 +140,46 @@ export class RedisConnection {
   }
 
   /**
-   * Bounds the wait for one reply (the client's own command timeout did not fire on a frozen
-   * server here, node-redis 6.3). When the timer fires, the verdict waits for one turn of the event
-   * loop's I/O phase: a reply already received while this process was busy (a burst) is read
-   * first, so the timeout measures the server, not this process's own lag.
+   * Bounds the wait for one reply by what Redis does, not by this process (the client's own
+   * command timeout did not fire on a frozen server here, node-redis 6.3). A burst against a
+   * healthy Redis once met "rate limits cannot be checked" because the wait counted time the
+   * command sat unwritten and its reply sat unread behind this process's own busy event loop and
+   * pipeline. So:
+   * - the clock starts once the command is written (node-redis writes in a `setImmediate`; this
+   *   one is queued after it);
+   * - when it runs out, the verdict waits one turn of the I/O phase, so replies already received
+   *   are read first;
+   * - it fails only when the connection gave no reply at all for a whole timeout: replies still
+   *   coming mean the server is answering, and ours (in order behind them) is on its way.
    */
   #withTimeout<T>(pending: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        setImmediate(() => {
-          reject(new Error(`no answer within ${this.#options.commandTimeoutMs} ms`));
-        });
-      }, this.#options.commandTimeoutMs);
-    });
-    return Promise.race([pending, timeout]).finally(() => {
-      clearTimeout(timer);
+    return new Promise<T>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      let settled = false;
+      const arm = (): void => {
+        if (settled) return;
+        const repliesBefore = this.#replies;
+        timer = setTimeout(() => {
+          setImmediate(() => {
+            if (settled) return;
+            if (this.#replies !== repliesBefore) arm();
+            else reject(new Error(`no answer within ${this.#options.commandTimeoutMs} ms`));
+          });
+        }, this.#options.commandTimeoutMs);
+      };
+      setImmediate(arm);
+      pending.then(
+        (value) => {
+          settled = true;
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          settled = true;
+          clearTimeout(timer);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
     });
   }
 
@@ -163,6 +193,8 @@ export class RedisConnection {
       return await this.#client.evalSha(code.sha, options);
     } catch (error) {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      // NOSCRIPT is a reply too: the server is answering.
+      this.#replies++;
       return await this.#client.eval(code.source, options);
     }
   }
