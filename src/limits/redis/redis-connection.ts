@@ -2,22 +2,28 @@
  * The one connection to Redis (or Valkey) a gateway process keeps, with what makes a shared store
  * safe on a request's path: a short command timeout (a frozen server costs tens of ms, not a hang),
  * no offline queue (a dead server fails at once), and a breaker that stops asking once failures
- * repeat, so a dead Redis costs nothing per request until a probe finds it back. Scripts run by
- * EVALSHA (one round trip), loaded on the first NOSCRIPT. Pub/sub uses a second connection.
+ * repeat, so a dead Redis costs nothing per request until a probe finds it back. Scripts are the
+ * client's own (`scripts.ts`: EVALSHA, one round trip; node-redis sends EVAL on NOSCRIPT), loaded
+ * on every (re)connect so a burst does not meet NOSCRIPT. Pub/sub uses a second connection.
  */
-import { createHash } from 'node:crypto';
 import { createClient } from 'redis';
+import { scripts, type ScriptName } from './scripts.ts';
 
-type Client = ReturnType<typeof createClient>;
-
-export interface Script {
-  source: string;
-  sha: string;
+function connect(options: RedisOptions) {
+  return createClient({
+    url: options.url,
+    scripts,
+    // With the server gone a command fails at once (no queue); `run` bounds the wait itself.
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: Math.max(options.commandTimeoutMs, 1_000),
+      // Reconnect quickly and forever: the breaker, not the client, decides when to ask again.
+      reconnectStrategy: (attempt: number) => Math.min(attempt * 50, 500),
+    },
+  });
 }
 
-export function script(source: string): Script {
-  return { source, sha: createHash('sha1').update(source).digest('hex') };
-}
+type Client = ReturnType<typeof connect>;
 
 export interface RedisOptions {
   url: string;
@@ -52,18 +58,12 @@ export class RedisConnection {
   constructor(options: RedisOptions) {
     this.#options = options;
     this.#clock = options.clock ?? Date.now;
-    this.#client = createClient({
-      url: options.url,
-      // With the server gone a command fails at once (no queue); `run` bounds the wait itself.
-      disableOfflineQueue: true,
-      socket: {
-        connectTimeout: Math.max(options.commandTimeoutMs, 1_000),
-        // Reconnect quickly and forever: the breaker, not the client, decides when to ask again.
-        reconnectStrategy: (attempt: number) => Math.min(attempt * 50, 500),
-      },
-    });
+    this.#client = connect(options);
     // Errors surface through the commands; an unhandled 'error' event would crash the process.
     this.#client.on('error', () => undefined);
+    this.#client.on('ready', () => {
+      void this.#loadScripts();
+    });
   }
 
   /**
@@ -92,8 +92,8 @@ export class RedisConnection {
     return this.#healthy;
   }
 
-  /** Runs a script by its SHA (loading it on NOSCRIPT): one round trip. */
-  async run(code: Script, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  /** Runs one of `scripts` (EVALSHA): one round trip. */
+  async run(name: ScriptName, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
     const now = this.#clock();
     if (now < this.#openUntil) throw new StoreUnavailableError('shared store unavailable (breaker open)');
     const probe = this.#openUntil !== 0;
@@ -104,7 +104,7 @@ export class RedisConnection {
     }
     try {
       const result = await this.#withTimeout(
-        this.#evaluate(code, keys, args).finally(() => {
+        this.#client[name](keys, args.map(String)).finally(() => {
           this.#replies++;
         }),
       );
@@ -183,20 +183,14 @@ export class RedisConnection {
     });
   }
 
-  async #evaluate(
-    code: Script,
-    keys: readonly string[],
-    args: readonly (string | number)[],
-  ): Promise<unknown> {
-    const options = { keys: [...keys], arguments: args.map(String) };
-    try {
-      return await this.#client.evalSha(code.sha, options);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      // NOSCRIPT is a reply too: the server is answering.
-      this.#replies++;
-      return await this.#client.eval(code.source, options);
-    }
+  /** Loads every script (after a restart or a flush the server has none), counting it as progress. */
+  async #loadScripts(): Promise<void> {
+    await Promise.allSettled(
+      Object.values(scripts).map(async (code) => {
+        await this.#client.scriptLoad(code.SCRIPT);
+        this.#replies++;
+      }),
+    );
   }
 
   #succeeded(): void {
