@@ -18,10 +18,11 @@ function builtAt() {
   }
 }
 
-/** True when some source file (tests aside) changed after the last build. */
+/** True when some source file (tests aside; Lua scripts included, the build copies them) changed after the last build. */
 function newerSource(since) {
   for (const entry of readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || !entry.name.endsWith('.ts') || entry.name.endsWith('.test.ts')) continue;
+    if (!entry.isFile() || entry.name.endsWith('.test.ts')) continue;
+    if (!entry.name.endsWith('.ts') && !entry.name.endsWith('.lua')) continue;
     if (statSync(join(entry.parentPath, entry.name)).mtimeMs > since) return true;
   }
   return false;

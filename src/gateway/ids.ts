@@ -1,10 +1,33 @@
-/** Cheap unique ids: a random per-process stem plus a counter (no entropy call per request). */
+/**
+ * Ids the gateway makes up (request ids, and response, message and call ids an upstream did not
+ * give): the family's prefix and 18 random characters of [0-9a-z] (~93 bits). They were a
+ * per-process stem plus a counter, which told anyone holding two ids how many requests fell in
+ * between. Random bytes are drawn from the CSPRNG in batches, so an id costs no entropy call.
+ */
 import { randomBytes } from 'node:crypto';
 
-const stem = randomBytes(6).toString('hex');
-let counter = 0;
+const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz';
+const idChars = 18;
+/** Bytes at or above this are skipped: 252 = 7 × 36, so `byte % 36` is uniform below it. */
+const unbiasedBelow = 252;
+const batchBytes = 4096;
+
+let pool = randomBytes(batchBytes);
+let next = 0;
+
+function randomByte(): number {
+  if (next === pool.length) {
+    pool = randomBytes(batchBytes);
+    next = 0;
+  }
+  return pool[next++] ?? 0;
+}
 
 export function generateId(prefix: string): string {
-  counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
-  return `${prefix}${stem}${counter.toString(36).padStart(6, '0')}`;
+  let id = prefix;
+  while (id.length < prefix.length + idChars) {
+    const byte = randomByte();
+    if (byte < unbiasedBelow) id += alphabet.charAt(byte % alphabet.length);
+  }
+  return id;
 }

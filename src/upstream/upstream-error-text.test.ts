@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GatewayError } from '../ir/index.ts';
-import { createUpstreamErrorScrubber } from './upstream-error-text.ts';
+import fc from 'fast-check';
+import { createUpstreamErrorScrubber, maxScannedChars } from './upstream-error-text.ts';
 
 const key = 'sk-proj-AbCdEf0123456789GhIjKl';
 const scrubber = createUpstreamErrorScrubber(
@@ -83,4 +84,83 @@ test('long text is cut; the kind, param and retry-after are kept', () => {
   assert.equal(error.param, 'x');
   const plain = new GatewayError('invalid_request', 'max_tokens: must be at most 4096');
   assert.equal(scrubber.scrub(plain, 400), plain);
+});
+
+test('a long message is cut before any pattern sees it, and what is shown stays scrubbed', () => {
+  // Every regular expression the scrubber runs is recorded with the length it was handed.
+  const replace = RegExp.prototype[Symbol.replace];
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called with its `this` and restored
+  const exec = RegExp.prototype.exec;
+  let longest = 0;
+  RegExp.prototype[Symbol.replace] = function (this: RegExp, text: string, replacer: never) {
+    longest = Math.max(longest, text.length);
+    return replace.call(this, text, replacer);
+  } as typeof replace;
+  RegExp.prototype.exec = function (this: RegExp, text: string) {
+    longest = Math.max(longest, text.length);
+    return exec.call(this, text);
+  };
+  try {
+    const adversarial = [
+      'a.'.repeat(60_000),
+      'a'.repeat(120_000),
+      'a1-'.repeat(40_000),
+      '1.'.repeat(60_000),
+      'fc00:'.repeat(24_000),
+      '[fe80:'.repeat(20_000),
+      'http://'.repeat(17_000),
+      'bearer '.repeat(17_000),
+      `${'x'.repeat(1_590)} ${key} tail`,
+    ];
+    for (const field of adversarial) {
+      const text = scrubbed(`Extra inputs are not permitted, input: ${field}`);
+      assert.ok(text.length <= 401, `${field.slice(0, 12)}: ${text.length}`);
+      assert.ok(text.endsWith('…'), text.slice(-20));
+      assert.ok(text.startsWith('Extra inputs are not permitted, input: '), text.slice(0, 60));
+      assert.ok(!text.toLowerCase().includes('0123456789ghij'), text);
+    }
+  } finally {
+    RegExp.prototype[Symbol.replace] = replace;
+    RegExp.prototype.exec = exec;
+  }
+  assert.ok(longest > 0 && longest <= maxScannedChars, `a pattern saw ${longest} characters`);
+});
+
+test('property: for any text, the shown message is bounded and carries no key, URL or address', () => {
+  const piece = fc.constantFrom(
+    'a.',
+    'a',
+    '1',
+    '.',
+    ':',
+    '//',
+    'http://',
+    'fc00:',
+    '[',
+    ']',
+    ' ',
+    '-',
+    'bearer ',
+  );
+  // Standing as words: the patterns keep their word boundaries (`1localhost` is not an address).
+  const hazard = fc
+    .constantFrom(key, key.toUpperCase(), 'https://evil.example/x', '10.1.2.3', 'localhost:80')
+    .map((word) => ` ${word} `);
+  fc.assert(
+    fc.property(
+      fc.array(fc.oneof({ weight: 9, arbitrary: piece }, { weight: 1, arbitrary: hazard }), {
+        maxLength: 3_000,
+        size: 'max',
+      }),
+      (parts) => {
+        const message = parts.join('');
+        const text = scrubbed(message);
+        assert.ok(text.length <= 401);
+        const lower = text.toLowerCase();
+        for (const secret of ['abcdef0123456789', 'evil.example', '10.1.2.3', 'localhost'])
+          assert.ok(!lower.includes(secret), `${secret} in ${text}`);
+      },
+    ),
+    { numRuns: 200 },
+  );
 });

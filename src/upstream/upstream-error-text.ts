@@ -13,6 +13,10 @@
  *   every URL; private, loopback and link-local addresses and `localhost`; whatever looks like a
  *   credential (`Bearer …`, 24 or more characters mixing letters and digits).
  * - What remains is cut at 400 characters: upstream errors are sentences.
+ *
+ * The text is cut to `maxScannedChars` BEFORE any pattern runs (an upstream 400 quoting a
+ * 120,000-character client field once held the event loop 3.4 s in the URL pattern), and every
+ * pattern is linear: a scheme is at most 32 characters, so `a.a.a.…` is not rescanned per start.
  */
 import { GatewayError, type GatewayErrorKind } from '../ir/index.ts';
 
@@ -32,8 +36,14 @@ const serverSide: Partial<Record<GatewayErrorKind, string>> = {
 /** Shared runs this long with a secret mark a word as part of it. */
 const gram = 8;
 const maxMessageChars = 400;
+/**
+ * What the patterns ever see. Scrubbing shortens text (a URL becomes `[url]`), so more than the
+ * 400 shown is scanned; the word cut at this edge is dropped so no secret is scanned in part.
+ */
+export const maxScannedChars = 4 * maxMessageChars;
 
-const urlPattern = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`)\]]+/gi;
+/** RFC 3986 schemes are short; bounding the scheme keeps a run of `a.a.a.…` from being rescanned per start. */
+const urlPattern = /\b[a-z][a-z0-9+.-]{0,31}:\/\/[^\s"'<>`)\]]+/gi;
 const addressPatterns = [
   /\b(?:10|127)(?:\.\d{1,3}){3}(?::\d+)?\b/g,
   /\b192\.168(?:\.\d{1,3}){2}(?::\d+)?\b/g,
@@ -75,10 +85,10 @@ export function createUpstreamErrorScrubber(
     .map((host) => new RegExp(escape(host), 'gi'));
 
   const clean = (message: string): string => {
-    let text = message;
+    let text = boundedForScanning(message);
     for (const pattern of exact) text = text.replace(pattern, '[redacted]');
     // A sentence's own punctuation after a URL stays.
-    text = text.replace(urlPattern, (url) => `[url]${/[.,;:!?]+$/.exec(url)?.[0] ?? ''}`);
+    text = text.replace(urlPattern, (url) => `[url]${trailingPunctuation(url)}`);
     for (const pattern of hostPatterns) text = text.replace(pattern, '[upstream]');
     for (const pattern of addressPatterns) text = text.replace(pattern, '[address]');
     if (grams.size > 0)
@@ -86,7 +96,8 @@ export function createUpstreamErrorScrubber(
         sharesRun(word.toLowerCase(), grams) ? '[redacted]' : word,
       );
     for (const pattern of credentialPatterns) text = text.replace(pattern, '[redacted]');
-    return text.length > maxMessageChars ? `${text.slice(0, maxMessageChars)}…` : text;
+    const cut = message.length > maxScannedChars || text.length > maxMessageChars;
+    return cut ? `${text.slice(0, maxMessageChars)}…` : text;
   };
 
   return {
@@ -104,6 +115,22 @@ export function createUpstreamErrorScrubber(
       });
     },
   };
+}
+
+/** The first `maxScannedChars`, less the word the cut went through (it may be part of a secret). */
+function boundedForScanning(message: string): string {
+  if (message.length <= maxScannedChars) return message;
+  const head = message.slice(0, maxScannedChars);
+  let end = head.length;
+  while (end > 0 && !/\s/.test(head.charAt(end - 1))) end--;
+  return head.slice(0, end);
+}
+
+/** A sentence's punctuation after a URL (`.`, `,` …), found without a backtracking pattern. */
+function trailingPunctuation(url: string): string {
+  let start = url.length;
+  while (start > 0 && '.,;:!?'.includes(url.charAt(start - 1))) start--;
+  return url.slice(start);
 }
 
 function sharesRun(word: string, grams: ReadonlySet<string>): boolean {

@@ -49,6 +49,18 @@ test('a build newer than every source runs; an edited source makes it stale', ()
   assert.equal(run(), 'src serve');
 });
 
+test('an edited Lua script makes the build stale too (the build copies it into dist/)', () => {
+  checkout();
+  setTime('src/cli/main.ts', 1_000);
+  writeFileSync(join(tree, 'src/cli/script.lua'), 'return 1\n');
+  setTime('src/cli/script.lua', 1_000);
+  writeFileSync(join(tree, 'dist/.built'), '');
+  setTime('dist/.built', 2_000);
+  assert.equal(run(), 'dist serve');
+  setTime('src/cli/script.lua', 3_000);
+  assert.equal(run(), 'src serve');
+});
+
 /** What the CLI saw: its Node flags, its pid, whether the re-exec marker leaked. */
 interface Started {
   pid: number;

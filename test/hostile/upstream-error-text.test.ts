@@ -146,3 +146,29 @@ test('in-stream error events of every family are scrubbed before the client sees
   }
   upstream.behave = () => ({ kind: 'simulate' });
 });
+
+test('an upstream 400 quoting a 120,000-character field: the client gets it scrubbed and cut, /healthz is answered', async () => {
+  const echo = 'a.'.repeat(60_000);
+  // The upstream quotes what it was sent, as "Extra inputs are not permitted" answers do.
+  upstream.behave = (seen) => ({
+    kind: 'status',
+    status: 400,
+    body: errorBodies.alpha(400, `Extra inputs are not permitted, input: ${seen.body}`),
+  });
+  try {
+    const chat = { model: models.alpha, max_tokens: 20, messages: [{ role: 'user', content: echo }] };
+    const [answer, health] = await Promise.all([
+      post(gateway.url, '/v1/chat/completions', alphaAuth(gateway.key), chat),
+      fetch(`${gateway.url}/healthz`).then((response) => response.status),
+    ]);
+    assert.equal(health, 200);
+    assert.equal(answer.status, 400, answer.text);
+    const message = (answer.json as { error: { message: string } }).error.message;
+    assert.match(message, /Extra inputs are not permitted, input: /);
+    assert.ok(message.length <= 401, `${message.length} characters`);
+    assert.ok(message.endsWith('…'), message.slice(-20));
+    assert.deepEqual(leaks(answer.text), [], answer.text.slice(0, 500));
+  } finally {
+    upstream.behave = () => ({ kind: 'simulate' });
+  }
+});

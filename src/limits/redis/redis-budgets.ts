@@ -9,13 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../ir/index.ts';
 import type { BudgetHold, BudgetStore, HoldAndDraw, Reservation, ReserveResult } from '../budgets.ts';
 import type { Draw } from '../rate-limit-store.ts';
-import { type RedisConnection, script } from './redis-connection.ts';
+import type { RedisConnection } from './redis-connection.ts';
 import type { RedisRateLimitStore } from './redis-rate-limit-store.ts';
-import { admitScript, reserveScript, settleScript } from './scripts.ts';
-
-const reserve = script(reserveScript);
-const admit = script(admitScript);
-const settle = script(settleScript);
 
 /** How long a settlement marker guards against a replay (a settle is retried at once, if ever). */
 const settledMarkerMs = 10 * 60 * 1000;
@@ -29,7 +24,7 @@ export interface RedisBudgetOptions {
   onError: (error: unknown) => void;
   /**
    * The rate-limit store on the same Redis: with it, a request with a budget is admitted in one
-   * round trip (`admitScript`: the hold and the buckets together). A client's budget and buckets
+   * round trip (`lua/admit.lua`: the hold and the buckets together). A client's budget and buckets
    * share its hash tag, so one script may touch them all on a Redis Cluster too.
    */
   buckets?: RedisRateLimitStore;
@@ -51,7 +46,7 @@ export class RedisBudgets implements BudgetStore {
       this.reserveWithDraws = async (hold, draws) => {
         const { keys, args } = buckets.bucketArguments(draws);
         const id = randomUUID();
-        const reply = await this.#hold(admit, hold, id, keys, args);
+        const reply = await this.#hold('modelgateAdmit', hold, id, keys, args);
         return { budget: this.#reserved(hold, id, reply), draw: buckets.drawResult(draws, reply, 3) };
       };
   }
@@ -59,12 +54,12 @@ export class RedisBudgets implements BudgetStore {
   async reserve(keyId: string, budgetUsd: number, worstCaseUsd: number): Promise<ReserveResult> {
     const hold = { keyId, budgetUsd, worstCaseUsd };
     const id = randomUUID();
-    return this.#reserved(hold, id, await this.#hold(reserve, hold, id, [], []));
+    return this.#reserved(hold, id, await this.#hold('modelgateReserve', hold, id, [], []));
   }
 
   /** Runs a hold script (budget keys first, then `keys`; the hold's arguments, then `args`). */
   async #hold(
-    which: typeof reserve,
+    which: 'modelgateAdmit' | 'modelgateReserve',
     { keyId, budgetUsd, worstCaseUsd }: BudgetHold,
     id: string,
     keys: readonly string[],
@@ -123,9 +118,9 @@ export class RedisBudgets implements BudgetStore {
   async #settle(keyId: string, holdId: string, costUsd: number): Promise<void> {
     const args = [holdId, Math.round(costUsd * 1e6), settledMarkerMs, this.#seed(keyId)];
     try {
-      await this.#redis.run(settle, this.#keys(keyId, holdId), args);
+      await this.#redis.run('modelgateSettle', this.#keys(keyId, holdId), args);
     } catch {
-      await this.#redis.run(settle, this.#keys(keyId, holdId), args);
+      await this.#redis.run('modelgateSettle', this.#keys(keyId, holdId), args);
     }
   }
 

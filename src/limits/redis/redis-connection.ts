@@ -2,22 +2,28 @@
  * The one connection to Redis (or Valkey) a gateway process keeps, with what makes a shared store
  * safe on a request's path: a short command timeout (a frozen server costs tens of ms, not a hang),
  * no offline queue (a dead server fails at once), and a breaker that stops asking once failures
- * repeat, so a dead Redis costs nothing per request until a probe finds it back. Scripts run by
- * EVALSHA (one round trip), loaded on the first NOSCRIPT. Pub/sub uses a second connection.
+ * repeat, so a dead Redis costs nothing per request until a probe finds it back. Scripts are the
+ * client's own (`scripts.ts`: EVALSHA, one round trip; node-redis sends EVAL on NOSCRIPT), loaded
+ * on every (re)connect so a burst does not meet NOSCRIPT. Pub/sub uses a second connection.
  */
-import { createHash } from 'node:crypto';
 import { createClient } from 'redis';
+import { scripts, type ScriptName } from './scripts.ts';
 
-type Client = ReturnType<typeof createClient>;
-
-export interface Script {
-  source: string;
-  sha: string;
+function connect(options: RedisOptions) {
+  return createClient({
+    url: options.url,
+    scripts,
+    // With the server gone a command fails at once (no queue); `run` bounds the wait itself.
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: Math.max(options.commandTimeoutMs, 1_000),
+      // Reconnect quickly and forever: the breaker, not the client, decides when to ask again.
+      reconnectStrategy: (attempt: number) => Math.min(attempt * 50, 500),
+    },
+  });
 }
 
-export function script(source: string): Script {
-  return { source, sha: createHash('sha1').update(source).digest('hex') };
-}
+type Client = ReturnType<typeof connect>;
 
 export interface RedisOptions {
   url: string;
@@ -46,22 +52,18 @@ export class RedisConnection {
   #openUntil = 0;
   #probing = false;
   #healthy = true;
+  /** Replies (and errors) the connection has given: progress, whichever command they answer. */
+  #replies = 0;
 
   constructor(options: RedisOptions) {
     this.#options = options;
     this.#clock = options.clock ?? Date.now;
-    this.#client = createClient({
-      url: options.url,
-      // With the server gone a command fails at once (no queue); `run` bounds the wait itself.
-      disableOfflineQueue: true,
-      socket: {
-        connectTimeout: Math.max(options.commandTimeoutMs, 1_000),
-        // Reconnect quickly and forever: the breaker, not the client, decides when to ask again.
-        reconnectStrategy: (attempt: number) => Math.min(attempt * 50, 500),
-      },
-    });
+    this.#client = connect(options);
     // Errors surface through the commands; an unhandled 'error' event would crash the process.
     this.#client.on('error', () => undefined);
+    this.#client.on('ready', () => {
+      void this.#loadScripts();
+    });
   }
 
   /**
@@ -90,8 +92,8 @@ export class RedisConnection {
     return this.#healthy;
   }
 
-  /** Runs a script by its SHA (loading it on NOSCRIPT): one round trip. */
-  async run(code: Script, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  /** Runs one of `scripts` (EVALSHA): one round trip. */
+  async run(name: ScriptName, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
     const now = this.#clock();
     if (now < this.#openUntil) throw new StoreUnavailableError('shared store unavailable (breaker open)');
     const probe = this.#openUntil !== 0;
@@ -101,7 +103,11 @@ export class RedisConnection {
       this.#probing = true;
     }
     try {
-      const result = await this.#withTimeout(this.#evaluate(code, keys, args));
+      const result = await this.#withTimeout(
+        this.#client[name](keys, args.map(String)).finally(() => {
+          this.#replies++;
+        }),
+      );
       this.#succeeded();
       return result;
     } catch (error) {
@@ -134,37 +140,57 @@ export class RedisConnection {
   }
 
   /**
-   * Bounds the wait for one reply (the client's own command timeout did not fire on a frozen
-   * server here, node-redis 6.3). When the timer fires, the verdict waits for one turn of the event
-   * loop's I/O phase: a reply already received while this process was busy (a burst) is read
-   * first, so the timeout measures the server, not this process's own lag.
+   * Bounds the wait for one reply by what Redis does, not by this process (the client's own
+   * command timeout did not fire on a frozen server here, node-redis 6.3). A burst against a
+   * healthy Redis once met "rate limits cannot be checked" because the wait counted time the
+   * command sat unwritten and its reply sat unread behind this process's own busy event loop and
+   * pipeline. So:
+   * - the clock starts once the command is written (node-redis writes in a `setImmediate`; this
+   *   one is queued after it);
+   * - when it runs out, the verdict waits one turn of the I/O phase, so replies already received
+   *   are read first;
+   * - it fails only when the connection gave no reply at all for a whole timeout: replies still
+   *   coming mean the server is answering, and ours (in order behind them) is on its way.
    */
   #withTimeout<T>(pending: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        setImmediate(() => {
-          reject(new Error(`no answer within ${this.#options.commandTimeoutMs} ms`));
-        });
-      }, this.#options.commandTimeoutMs);
-    });
-    return Promise.race([pending, timeout]).finally(() => {
-      clearTimeout(timer);
+    return new Promise<T>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      let settled = false;
+      const arm = (): void => {
+        if (settled) return;
+        const repliesBefore = this.#replies;
+        timer = setTimeout(() => {
+          setImmediate(() => {
+            if (settled) return;
+            if (this.#replies !== repliesBefore) arm();
+            else reject(new Error(`no answer within ${this.#options.commandTimeoutMs} ms`));
+          });
+        }, this.#options.commandTimeoutMs);
+      };
+      setImmediate(arm);
+      pending.then(
+        (value) => {
+          settled = true;
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          settled = true;
+          clearTimeout(timer);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
     });
   }
 
-  async #evaluate(
-    code: Script,
-    keys: readonly string[],
-    args: readonly (string | number)[],
-  ): Promise<unknown> {
-    const options = { keys: [...keys], arguments: args.map(String) };
-    try {
-      return await this.#client.evalSha(code.sha, options);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return await this.#client.eval(code.source, options);
-    }
+  /** Loads every script (after a restart or a flush the server has none), counting it as progress. */
+  async #loadScripts(): Promise<void> {
+    await Promise.allSettled(
+      Object.values(scripts).map(async (code) => {
+        await this.#client.scriptLoad(code.SCRIPT);
+        this.#replies++;
+      }),
+    );
   }
 
   #succeeded(): void {

@@ -1,15 +1,12 @@
 /**
  * Rate-limit buckets in Redis, shared by every gateway instance and worker: each operation is one
- * EVALSHA of `bucketsScript`, which reads every bucket, checks them all and writes them all (or
+ * EVALSHA of `lua/buckets.lua`, which reads every bucket, checks them all and writes them all (or
  * none) on the server's clock, with the embedded store's rules (a window: a list of admission
  * times; GCRA: a leaky bucket in integers). A client's buckets share a hash tag (`{owner}`), so
  * they live in one slot and one script can touch them all on a Redis Cluster too.
  */
 import type { Bucket, BucketState, Draw, DrawResult, RateLimitStore } from '../rate-limit-store.ts';
-import { type RedisConnection, script } from './redis-connection.ts';
-import { bucketsScript } from './scripts.ts';
-
-const buckets = script(bucketsScript);
+import type { RedisConnection } from './redis-connection.ts';
 
 /** A bucket in whole numbers: a unit raises the level by `step`, a millisecond lowers it by `leak`. */
 interface Scaled {
@@ -34,7 +31,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   /**
-   * `bucketsScript`'s reply (from `offset`) as a draw's result: another script (the budget's
+   * `lua/buckets.lua`'s reply (from `offset`) as a draw's result: another script (the budget's
    * one-step admission) checks the same buckets and answers in the same form.
    */
   drawResult(draws: readonly Draw[], reply: readonly number[], offset = 0): DrawResult {
@@ -64,7 +61,7 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   async #run(mode: string, draws: readonly Draw[]): Promise<number[]> {
     const { keys, args } = this.bucketArguments(draws);
-    const reply = await this.#redis.run(buckets, keys, [mode, ...args]);
+    const reply = await this.#redis.run('modelgateBuckets', keys, [mode, ...args]);
     if (!Array.isArray(reply)) throw new Error('unexpected reply from the rate-limit script');
     return reply as number[];
   }
