@@ -5,21 +5,21 @@
  * the admission screen (a spent budget, no request left in any family the key may call, a model
  * the path names that the key may not use); a place under the global cap on bytes being read
  * (the overloaded error). Only then is `100 Continue` sent to a client that waits for it.
- * Authentication comes before all of these, in the router.
+ * Authentication comes before all of these (`chat-authenticate.ts`). The screen stage of the chat route.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ModelEntry } from '../config/catalog.ts';
 import type { SurfaceCodec } from '../surfaces/surface.ts';
-import type { AdmissionControl } from '../limits/admission-control.ts';
 import type { RequestContext } from '../usage/request-context.ts';
 import type { BodyGuard, BodyWatch } from '../http/body-guard.ts';
 import type { KeySlots } from './key-slots.ts';
+import type { RequestAdmission } from './request-admission.ts';
 import { declaredLength, tooLarge } from '../http/read-body.ts';
 
 export interface BeforeBodyGuards {
   slots: KeySlots;
   bodies: BodyGuard;
-  admission: AdmissionControl;
+  admission: RequestAdmission;
   bodyLimitBytes: number;
 }
 
@@ -45,16 +45,7 @@ export async function beforeBody(
   const declared = declaredLength(request);
   if (declared !== undefined && declared > guards.bodyLimitBytes) throw tooLarge(guards.bodyLimitBytes);
   guards.slots.take(input.keyId, response);
-  const refusal = input.countTokens
-    ? undefined
-    : await guards.admission.screen?.({
-        clientId: input.keyId,
-        surface: input.surface,
-        entry: input.entry,
-        stream: input.stream,
-        context: input.context,
-      });
-  if (refusal !== undefined) throw refusal;
+  if (!input.countTokens) await guards.admission.screen(input);
   const watch = guards.bodies.start(declared);
   if (expectsContinue(request)) response.writeContinue();
   return watch;

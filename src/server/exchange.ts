@@ -1,0 +1,35 @@
+/** One request being answered, as every route sees it, and the state the routes share. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AdminDependencies } from '../admin/admin-api.ts';
+import type { Dashboard } from '../dashboard/dashboard-route.ts';
+import type { ResponseHeaders } from '../gateway/response-sink.ts';
+import type { RequestContext } from '../usage/request-context.ts';
+import type { RequestTimeline } from '../usage/request-timeline.ts';
+import type { AppDependencies } from './app-dependencies.ts';
+import type { ModelsRoute } from './models-route.ts';
+
+export interface Exchange {
+  request: IncomingMessage;
+  response: ServerResponse;
+  requestId: string;
+  timeline: RequestTimeline;
+  /** The URL's path, query string cut off (not decoded). */
+  pathname: string;
+  search: URLSearchParams;
+  /** What every answer carries (`x-request-id`, `connection: close` while draining). */
+  baseHeaders: ResponseHeaders;
+  /** A whole JSON answer, timed. */
+  answer: (status: number, body: unknown, headers?: ResponseHeaders) => void;
+  /** A chat request's context once the chat route made it (its trace id goes on the log line). */
+  context?: RequestContext;
+}
+
+export interface ServerState {
+  dependencies: AppDependencies;
+  admin: AdminDependencies | undefined;
+  dashboard: Dashboard | undefined;
+  clock: () => number;
+  /** Every chat request's abort controller, for a drain that times out. */
+  controllers: Set<AbortController>;
+  modelsRoute: ModelsRoute;
+}

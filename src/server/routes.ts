@@ -1,0 +1,91 @@
+/**
+ * The route table: every path modelgate serves, one lookup (find-my-way's radix tree) per request.
+ * Each route is registered for every method; the route answers a wrong one itself, in its own
+ * shape (405 with `allow`). Paths the table does not hold are the surfaces' (their codecs' routes
+ * and, for a path that only resembles a surface, its error shape) and the families' model lists:
+ * `surfaceOrModels` asks the registry, which reads the codecs when asked.
+ */
+import FindMyWay from 'find-my-way';
+import { defaultSurface, matchSurface, resembledSurface } from '../surfaces/registry.ts';
+import { adminRoute } from './admin-route.ts';
+import { methodNotAllowed } from './answers.ts';
+import { expectsContinue } from './before-body.ts';
+import { chatRoute, type ChatRouteState } from './chat-route.ts';
+import type { Exchange } from './exchange.ts';
+import { metricsPath, metricsRoute } from './metrics-route.ts';
+import { matchModelsPath } from './models-route.ts';
+import { isStoredResponsePath, storedResponsesRoute } from './responses-route.ts';
+
+/** Answers one request (its promise settles when the answer was given). */
+export type Route = (exchange: Exchange, state: ChatRouteState) => Promise<void> | void;
+
+const healthz: Route = ({ request, pathname, answer, baseHeaders }) => {
+  if (request.method === 'GET') answer(200, { status: 'ok' });
+  else methodNotAllowed(defaultSurface, request.method, pathname, 'GET', answer, baseHeaders);
+};
+
+const metrics: Route = ({ request, response, baseHeaders }, { dependencies }) =>
+  metricsRoute(request, response, dependencies.metricsEndpoint, baseHeaders);
+
+const admin: Route = ({ request, response, pathname, search, answer }, state) =>
+  adminRoute(request, pathname, search, state.admin, state.dependencies.logger, answer, () => {
+    if (expectsContinue(request)) response.writeContinue();
+  });
+
+const dashboard: Route = async ({ request, response, pathname, search, answer }, state) => {
+  if (state.dashboard === undefined) answer(404, { error: { message: 'The dashboard is not available' } });
+  else await state.dashboard.handle(request, response, pathname, search);
+};
+
+/** A surface's chat or count-tokens path, a model list, or an unknown path in the shape it resembles. */
+const surfaceOrModels: Route = (exchange, state) => {
+  const { pathname } = exchange;
+  const match = matchSurface(pathname);
+  // Model lists and single models, in the shape of the family the client speaks.
+  const modelsPath =
+    match === undefined ? matchModelsPath(pathname, exchange.request, exchange.search) : undefined;
+  if (modelsPath !== undefined) {
+    state.modelsRoute(exchange.request, modelsPath, exchange.search, exchange.answer, exchange.baseHeaders);
+    return;
+  }
+  return chatRoute(exchange, match, match?.codec ?? resembledSurface(pathname), state);
+};
+
+/** `/v1/responses/{id}` and its input items; `/v1/responses/` itself is the surface's unknown path. */
+const storedResponses: Route = (exchange, state) => {
+  const { request, pathname, search, answer, baseHeaders } = exchange;
+  if (!isStoredResponsePath(pathname)) return surfaceOrModels(exchange, state);
+  const { dependencies, clock } = state;
+  const stored = { keys: dependencies.keys, store: dependencies.responses, clock };
+  return storedResponsesRoute(request, pathname, search, stored, answer, baseHeaders);
+};
+
+export interface RouteTable {
+  /** The route that answers this path (not decoded, no query string). */
+  lookup(method: string, pathname: string): Route;
+}
+
+export function createRouteTable(): RouteTable {
+  // Exact paths: a trailing slash, another case or a doubled slash is another (unknown) path.
+  const router = FindMyWay({
+    caseSensitive: true,
+    ignoreTrailingSlash: false,
+    ignoreDuplicateSlashes: false,
+  });
+  const add = (path: string, route: Route): void => router.all(path, () => undefined, route);
+  add('/healthz', healthz);
+  add(metricsPath, metrics);
+  add('/admin', admin);
+  add('/admin/*', admin);
+  add('/dashboard', dashboard);
+  add('/dashboard/*', dashboard);
+  add('/v1/responses/*', storedResponses);
+  return {
+    lookup(method, pathname) {
+      // An absolute-form or `*` target is no path the table holds (find-my-way would read past a host).
+      if (pathname.charCodeAt(0) !== 47) return surfaceOrModels;
+      const found = router.find(method as FindMyWay.HTTPMethod, pathname);
+      return found === null ? surfaceOrModels : (found.store as Route);
+    },
+  };
+}
