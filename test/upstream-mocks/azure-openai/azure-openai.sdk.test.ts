@@ -167,3 +167,23 @@ describe('/openai/v1 route', () => {
     assert.equal(missing.code, 'DeploymentNotFound');
   });
 });
+
+describe('Azure-only behaviour', () => {
+  test('data_sources is accepted, an unknown field is refused', async () => {
+    const withSources = { model: '', messages, data_sources: [] };
+    await azure('gpt-4o').chat.completions.create(withSources);
+    const unknown = await rejection(
+      azure('gpt-4o').chat.completions.create({ model: '', messages, ...{ bogus: 1 } }),
+    );
+    assert.match(unknown.message, /Unrecognized request argument supplied: bogus/);
+  });
+
+  test('x-mock-fail 429 answers in Azure shape with retry-after', async () => {
+    const limited = await rejection(
+      azure('gpt-4o').chat.completions.create({ model: '', messages }, { headers: { 'x-mock-fail': '429' } }),
+    );
+    assert.ok(limited instanceof OpenAI.RateLimitError);
+    assert.match(limited.message, /exceeded token rate limit/);
+    assert.equal(limited.headers.get('retry-after'), '1');
+  });
+});

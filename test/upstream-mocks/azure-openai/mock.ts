@@ -12,10 +12,10 @@ import {
   type MockRequest,
   type MockUpstream,
 } from '../kit/mock-server.ts';
-import { PromptPrefixCache } from '../kit/tokens.ts';
+import { PromptPrefixCache, requestedFailure } from '../kit/tokens.ts';
 import { answerChatCompletion } from '../openai/chat-route.ts';
 import { contentText, userContents } from '../openai/conversation.ts';
-import { answerInjectedFailure, objectBody } from '../openai/mock.ts';
+import { objectBody } from '../openai/mock.ts';
 import { sendOpenAIError } from '../openai/errors.ts';
 import {
   choiceFilterResults,
@@ -54,6 +54,28 @@ export const defaultAzureApiVersions: readonly string[] = [
 
 function sendAzureError(response: ServerResponse, status: number, code: string, message: string): void {
   sendJson(response, status, { error: { code, message } });
+}
+
+/** Azure's extensions of the chat body ("On Your Data" and Defender for Cloud context). */
+const azureOnlyFields: ReadonlySet<string> = new Set(['data_sources', 'user_security_context']);
+
+/** `x-mock-fail: <status>` in Azure's own error shape (its 429 names the operation and the tier). */
+function sendInjectedFailure(response: ServerResponse, status: number, apiVersion: string | null): void {
+  if (status === 429) {
+    const message =
+      `Requests to the ChatCompletions_Create Operation under Azure OpenAI API version ${apiVersion ?? 'v1'} have ` +
+      'exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 1 second.';
+    sendJson(
+      response,
+      429,
+      { error: { code: '429', message } },
+      { 'retry-after': '1', 'retry-after-ms': '1000' },
+    );
+    return;
+  }
+  const message =
+    status >= 500 ? 'The server had an error while processing your request.' : `Injected failure ${status}.`;
+  sendAzureError(response, status, String(status), message);
 }
 
 const resourceNotFound = (response: ServerResponse): void =>
@@ -116,7 +138,11 @@ export function startAzureOpenAIMock(options: AzureOpenAIMockOptions = {}): Prom
         );
         return;
       }
-      if (answerInjectedFailure(request, response)) return;
+      const failure = requestedFailure(headerValue(request.headers, 'x-mock-fail'));
+      if (failure !== undefined) {
+        sendInjectedFailure(response, failure, searchParams.get('api-version'));
+        return;
+      }
       if (v1Models || legacyModels) {
         const data = Object.entries(deployments).map(([name, model]) => ({
           id: isV1 ? name : model,
@@ -161,6 +187,7 @@ export function startAzureOpenAIMock(options: AzureOpenAIMockOptions = {}): Prom
         underlyingModel: underlying,
         answerModel: underlying,
         cache,
+        extraFields: azureOnlyFields,
         extras: {
           promptFilterResults: promptFilterResults(),
           choiceFilterResults,

@@ -18,6 +18,8 @@ export interface ChatRouteOptions {
   answerModel: string;
   cache: PromptPrefixCache;
   extras?: ChatAnswerExtras;
+  /** Body fields this vendor accepts beyond OpenAI's (Azure: `data_sources`, `user_security_context`). */
+  extraFields?: ReadonlySet<string>;
 }
 
 export async function answerChatCompletion(
@@ -26,7 +28,7 @@ export async function answerChatCompletion(
   options: ChatRouteOptions,
 ): Promise<void> {
   const reasoning = isReasoningModel(options.underlyingModel);
-  const refusal = validateChatRequest(body, reasoning);
+  const refusal = validateChatRequest(body, reasoning, options.extraFields);
   if (refusal) {
     sendOpenAIError(response, refusal);
     return;

@@ -53,9 +53,13 @@ export const unparsableJson = invalidRequest(
     'figuring out how to fix this, please contact us through our help center at help.openai.com.)',
 );
 
-export function validateChatRequest(body: Record<string, unknown>, reasoning: boolean): Refusal | undefined {
+export function validateChatRequest(
+  body: Record<string, unknown>,
+  reasoning: boolean,
+  extraFields: ReadonlySet<string> = new Set(),
+): Refusal | undefined {
   for (const field of Object.keys(body)) {
-    if (!chatCompletionFields.has(field))
+    if (!chatCompletionFields.has(field) && !extraFields.has(field))
       return invalidRequest(400, `Unrecognized request argument supplied: ${field}`);
   }
   const messages = body['messages'];
