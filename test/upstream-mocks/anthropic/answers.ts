@@ -7,7 +7,15 @@
  * documented at docs.anthropic.com/en/docs/build-with-claude/streaming (ping after the first
  * content_block_start; tool input as input_json_delta partial_json pieces starting with "").
  */
-import { argumentsFromSchema, countTokens, echoReply, PrefixCache, randomId, requestedToolName, splitInPieces } from '../kit-b/text.ts';
+import {
+  argumentsFromSchema,
+  countTokens,
+  echoReply,
+  PrefixCache,
+  randomId,
+  requestedToolName,
+  splitInPieces,
+} from '../kit-b/text.ts';
 import type { MessageContentBlock, MessagesRequest } from './validate.ts';
 
 export type AnthropicContent =
@@ -57,10 +65,18 @@ function lastUserText(request: MessagesRequest): { text: string; sawImage: boole
 function promptSegments(request: MessagesRequest): { tokens: number; marked: boolean; value: unknown }[] {
   const segments: { tokens: number; marked: boolean; value: unknown }[] = [];
   for (const tool of request.tools ?? []) {
-    segments.push({ tokens: countTokens(JSON.stringify(tool)), marked: tool.cache_control !== undefined, value: tool });
+    segments.push({
+      tokens: countTokens(JSON.stringify(tool)),
+      marked: tool.cache_control !== undefined,
+      value: tool,
+    });
   }
   for (const block of blocksOf(request.system)) {
-    segments.push({ tokens: countTokens(block.text ?? ''), marked: block.cache_control !== undefined, value: block });
+    segments.push({
+      tokens: countTokens(block.text ?? ''),
+      marked: block.cache_control !== undefined,
+      value: block,
+    });
   }
   for (const message of request.messages) {
     for (const block of blocksOf(message.content)) {
@@ -76,11 +92,15 @@ export function countInputTokens(request: MessagesRequest): number {
 }
 
 /** Splits input tokens into uncached, written and read by the last cache_control marker. */
-export function cacheUsage(request: MessagesRequest, cache: PrefixCache): Pick<AnthropicUsage, 'input_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens'> {
+export function cacheUsage(
+  request: MessagesRequest,
+  cache: PrefixCache,
+): Pick<AnthropicUsage, 'input_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens'> {
   const segments = promptSegments(request);
   const total = segments.reduce((sum, segment) => sum + segment.tokens, 0);
   const lastMarked = segments.map((segment) => segment.marked).lastIndexOf(true);
-  if (lastMarked < 0) return { input_tokens: total, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  if (lastMarked < 0)
+    return { input_tokens: total, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
   const prefix = segments.slice(0, lastMarked + 1);
   const prefixTokens = prefix.reduce((sum, segment) => sum + segment.tokens, 0);
   const key = { model: request.model, prefix: prefix.map((segment) => segment.value) };
@@ -92,22 +112,41 @@ export function cacheUsage(request: MessagesRequest, cache: PrefixCache): Pick<A
   };
 }
 
-function chosenTool(request: MessagesRequest, userText: string): { name: string; schema: unknown } | undefined {
+function chosenTool(
+  request: MessagesRequest,
+  userText: string,
+): { name: string; schema: unknown } | undefined {
   const tools = (request.tools ?? []).filter((tool) => tool.type === undefined || tool.type === 'custom');
   const choice = request.tool_choice;
   if (choice?.type === 'none') return undefined;
   const name =
-    choice?.type === 'tool' ? choice.name : requestedToolName(userText, tools.map((tool) => tool.name)) ?? (choice?.type === 'any' ? tools[0]?.name : undefined);
+    choice?.type === 'tool'
+      ? choice.name
+      : (requestedToolName(
+          userText,
+          tools.map((tool) => tool.name),
+        ) ?? (choice?.type === 'any' ? tools[0]?.name : undefined));
   const tool = tools.find((candidate) => candidate.name === name);
   return tool && { name: tool.name, schema: tool.input_schema };
 }
 
 /** The whole (non-streamed) Message for a valid request; `model` is what the caller asked for. */
-export function buildAnthropicMessage(request: MessagesRequest, model: string, cache: PrefixCache): AnthropicMessage {
+export function buildAnthropicMessage(
+  request: MessagesRequest,
+  model: string,
+  cache: PrefixCache,
+): AnthropicMessage {
   const { text, sawImage } = lastUserText(request);
   const tool = chosenTool(request, text);
   const content: AnthropicContent[] = tool
-    ? [{ type: 'tool_use', id: randomId('toolu_01'), name: tool.name, input: argumentsFromSchema(tool.schema) }]
+    ? [
+        {
+          type: 'tool_use',
+          id: randomId('toolu_01'),
+          name: tool.name,
+          input: argumentsFromSchema(tool.schema),
+        },
+      ]
     : [{ type: 'text', text: echoReply('anthropic', text, sawImage) }];
   const outputTokens = content.reduce((sum, block) => sum + countTokens(JSON.stringify(block)), 0);
   return {
@@ -140,19 +179,32 @@ export function anthropicStreamEvents(message: AnthropicMessage): StreamEvent[] 
       event: 'message_start',
       data: {
         type: 'message_start',
-        message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+        message: {
+          ...message,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...usage, output_tokens: 1 },
+        },
       },
     },
   ];
   for (const [index, block] of message.content.entries()) {
     const start = block.type === 'text' ? { type: 'text', text: '' } : { ...block, input: {} };
-    events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: start } });
+    events.push({
+      event: 'content_block_start',
+      data: { type: 'content_block_start', index, content_block: start },
+    });
     if (index === 0) events.push({ event: 'ping', data: { type: 'ping' } });
     const deltas =
       block.type === 'text'
         ? splitInPieces(block.text, 3).map((text) => ({ type: 'text_delta', text }))
-        : ['', ...splitInPieces(JSON.stringify(block.input), 3)].map((partial_json) => ({ type: 'input_json_delta', partial_json }));
-    for (const delta of deltas) events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta } });
+        : ['', ...splitInPieces(JSON.stringify(block.input), 3)].map((partial_json) => ({
+            type: 'input_json_delta',
+            partial_json,
+          }));
+    for (const delta of deltas)
+      events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta } });
     events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
   }
   events.push({

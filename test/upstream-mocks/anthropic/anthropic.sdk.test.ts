@@ -25,14 +25,24 @@ const weatherTool = {
 
 for (const [label, make] of [
   ['@anthropic-ai/sdk 1.x', () => new Anthropic({ apiKey, baseURL: mock.url, maxRetries: 0 })],
-  ['anthropic-sdk-0', () => new AnthropicZero({ apiKey, baseURL: mock.url, maxRetries: 0 }) as unknown as Anthropic],
+  [
+    'anthropic-sdk-0',
+    () => new AnthropicZero({ apiKey, baseURL: mock.url, maxRetries: 0 }) as unknown as Anthropic,
+  ],
 ] as const) {
   describe(label, () => {
     test('create answers a Message with usage, request-id and rate-limit headers', async () => {
       const { data, response } = await make()
-        .messages.create({ model: 'claude-sonnet-4-5-20250929', max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }] })
+        .messages.create({
+          model: 'claude-sonnet-4-5-20250929',
+          max_tokens: 64,
+          messages: [{ role: 'user', content: 'Hello there' }],
+        })
         .withResponse();
-      assert.equal(data.content[0]?.type === 'text' && data.content[0].text, 'mock anthropic reply to: Hello there');
+      assert.equal(
+        data.content[0]?.type === 'text' && data.content[0].text,
+        'mock anthropic reply to: Hello there',
+      );
       assert.equal(data.stop_reason, 'end_turn');
       assert.ok(data.usage.input_tokens > 0 && data.usage.output_tokens > 0);
       assert.match(response.headers.get('request-id') ?? '', /^req_/);
@@ -41,12 +51,22 @@ for (const [label, make] of [
     });
 
     test('stream delivers the events in the real order and a final message', async () => {
-      const stream = make().messages.stream({ model: 'claude-haiku-4-5-20251001', max_tokens: 64, messages: [{ role: 'user', content: 'stream me' }] });
+      const stream = make().messages.stream({
+        model: 'claude-haiku-4-5-20251001',
+        max_tokens: 64,
+        messages: [{ role: 'user', content: 'stream me' }],
+      });
       const types: string[] = [];
       stream.on('streamEvent', (event) => types.push(event.type));
       const final = await stream.finalMessage();
-      assert.equal(final.content[0]?.type === 'text' && final.content[0].text, 'mock anthropic reply to: stream me');
-      assert.deepEqual([types[0], types[1], types.at(-2), types.at(-1)], ['message_start', 'content_block_start', 'message_delta', 'message_stop']);
+      assert.equal(
+        final.content[0]?.type === 'text' && final.content[0].text,
+        'mock anthropic reply to: stream me',
+      );
+      assert.deepEqual(
+        [types[0], types[1], types.at(-2), types.at(-1)],
+        ['message_start', 'content_block_start', 'message_delta', 'message_stop'],
+      );
       assert.ok(types.filter((type) => type === 'content_block_delta').length >= 2);
     });
 
@@ -73,7 +93,13 @@ for (const [label, make] of [
         client.messages.create({
           model: 'claude-sonnet-4-5-20250929',
           max_tokens: 16,
-          system: [{ type: 'text', text: `${label} long system prompt`.repeat(50), cache_control: { type: 'ephemeral' } }],
+          system: [
+            {
+              type: 'text',
+              text: `${label} long system prompt`.repeat(50),
+              cache_control: { type: 'ephemeral' },
+            },
+          ],
           messages: [{ role: 'user', content: 'question' }],
         });
       const first = await ask();
@@ -85,7 +111,10 @@ for (const [label, make] of [
 
     test('countTokens and models.list parse', async () => {
       const client = make();
-      const counted = await client.messages.countTokens({ model: 'claude-sonnet-4-5-20250929', messages: [{ role: 'user', content: 'count these words' }] });
+      const counted = await client.messages.countTokens({
+        model: 'claude-sonnet-4-5-20250929',
+        messages: [{ role: 'user', content: 'count these words' }],
+      });
       assert.ok(counted.input_tokens > 0);
       const ids: string[] = [];
       for await (const model of client.models.list()) ids.push(model.id);
@@ -95,16 +124,33 @@ for (const [label, make] of [
     test('refusals surface as typed errors with the API texts', async () => {
       const client = make();
       await assert.rejects(
-        client.messages.create({ model: 'gpt-4o', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }),
-        (error: unknown) => error instanceof Anthropic.NotFoundError || (error instanceof AnthropicZero.NotFoundError && /model: gpt-4o/.test(error.message)),
+        client.messages.create({
+          model: 'gpt-4o',
+          max_tokens: 8,
+          messages: [{ role: 'user', content: 'x' }],
+        }),
+        (error: unknown) =>
+          error instanceof Anthropic.NotFoundError ||
+          (error instanceof AnthropicZero.NotFoundError && /model: gpt-4o/.test(error.message)),
       );
       await assert.rejects(
-        client.messages.create({ model: 'claude-sonnet-4-5-20250929', max_tokens: 8, messages: [{ role: 'user', content: 'x' }], frobnicate: 1 } as never),
-        (error: unknown) => (error as { status?: number }).status === 400 && /frobnicate: Extra inputs are not permitted/.test(String(error)),
+        client.messages.create({
+          model: 'claude-sonnet-4-5-20250929',
+          max_tokens: 8,
+          messages: [{ role: 'user', content: 'x' }],
+          frobnicate: 1,
+        } as never),
+        (error: unknown) =>
+          (error as { status?: number }).status === 400 &&
+          /frobnicate: Extra inputs are not permitted/.test(String(error)),
       );
       await assert.rejects(
-        client.messages.create({ model: 'claude-sonnet-4-5-20250929', messages: [{ role: 'user', content: 'x' }] } as never),
-        (error: unknown) => (error as { status?: number }).status === 400 && /max_tokens: Field required/.test(String(error)),
+        client.messages.create({
+          model: 'claude-sonnet-4-5-20250929',
+          messages: [{ role: 'user', content: 'x' }],
+        } as never),
+        (error: unknown) =>
+          (error as { status?: number }).status === 400 && /max_tokens: Field required/.test(String(error)),
       );
       const wrongKey = new Anthropic({ apiKey: 'sk-ant-wrong', baseURL: mock.url, maxRetries: 0 });
       await assert.rejects(wrongKey.models.list(), Anthropic.AuthenticationError);
@@ -115,31 +161,66 @@ for (const [label, make] of [
 test('missing anthropic-version is a 400 in the real shape; anthropic-beta does not stand in for it', async () => {
   const response = await fetch(`${mock.url}/v1/messages`, {
     method: 'POST',
-    headers: { 'x-api-key': apiKey, 'anthropic-beta': 'prompt-caching-2024-07-31', 'content-type': 'application/json' },
+    headers: {
+      'x-api-key': apiKey,
+      'anthropic-beta': 'prompt-caching-2024-07-31',
+      'content-type': 'application/json',
+    },
     body: JSON.stringify({ model: 'claude-sonnet-4-5-20250929', max_tokens: 8, messages: [] }),
   });
   assert.equal(response.status, 400);
   const body = (await response.json()) as { type: string; error: unknown };
-  assert.deepEqual([body.type, body.error], ['error', { type: 'invalid_request_error', message: 'anthropic-version: header is required' }]);
+  assert.deepEqual(
+    [body.type, body.error],
+    ['error', { type: 'invalid_request_error', message: 'anthropic-version: header is required' }],
+  );
 });
 
 test('x-mock-fail injects the vendor error (529 overloaded) as the SDK types it', async () => {
-  const client = new Anthropic({ apiKey, baseURL: mock.url, maxRetries: 0, defaultHeaders: { 'x-mock-fail': '529' } });
-  await assert.rejects(client.messages.create({ model: 'claude-sonnet-4-5-20250929', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }), (error: unknown) => {
-    return error instanceof Anthropic.APIError && error.status === 529 && /overloaded_error/.test(error.message);
+  const client = new Anthropic({
+    apiKey,
+    baseURL: mock.url,
+    maxRetries: 0,
+    defaultHeaders: { 'x-mock-fail': '529' },
   });
+  await assert.rejects(
+    client.messages.create({
+      model: 'claude-sonnet-4-5-20250929',
+      max_tokens: 8,
+      messages: [{ role: 'user', content: 'x' }],
+    }),
+    (error: unknown) => {
+      return (
+        error instanceof Anthropic.APIError && error.status === 529 && /overloaded_error/.test(error.message)
+      );
+    },
+  );
 });
 
 test('a malformed base64 image is refused; a valid PNG is seen', async () => {
   const client = new Anthropic({ apiKey, baseURL: mock.url, maxRetries: 0 });
-  const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+  const png =
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
   const ask = (data: string) =>
     client.messages.create({
       model: 'claude-sonnet-4-5-20250929',
       max_tokens: 8,
-      messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data } }, { type: 'text', text: 'what is this' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data } },
+            { type: 'text', text: 'what is this' },
+          ],
+        },
+      ],
     });
   const seen = await ask(png);
   assert.match(seen.content[0]?.type === 'text' ? seen.content[0].text : '', /image/);
-  await assert.rejects(ask('bm90IGFuIGltYWdl'), (error: unknown) => error instanceof Anthropic.BadRequestError && /does not appear to be a valid png image/.test(error.message));
+  await assert.rejects(
+    ask('bm90IGFuIGltYWdl'),
+    (error: unknown) =>
+      error instanceof Anthropic.BadRequestError &&
+      /does not appear to be a valid png image/.test(error.message),
+  );
 });

@@ -4,11 +4,28 @@
  * (docs.anthropic.com/en/api/errors, /en/api/versioning, /en/api/rate-limits).
  */
 import type { ServerResponse } from 'node:http';
-import { injectedFailure, sendJson, startLoopbackServer, type MockRequest, type MockUpstream } from '../kit-b/server.ts';
+import {
+  injectedFailure,
+  sendJson,
+  startLoopbackServer,
+  type MockRequest,
+  type MockUpstream,
+} from '../kit-b/server.ts';
 import { startEventStream, writeNamedEvent } from '../kit-b/sse.ts';
 import { PrefixCache, randomId } from '../kit-b/text.ts';
-import { anthropicErrorBody, anthropicStreamEvents, buildAnthropicMessage, countInputTokens } from './answers.ts';
-import { countTokensFields, isClaudeModel, messagesFields, messagesRequestProblem, type MessagesRequest } from './validate.ts';
+import {
+  anthropicErrorBody,
+  anthropicStreamEvents,
+  buildAnthropicMessage,
+  countInputTokens,
+} from './answers.ts';
+import {
+  countTokensFields,
+  isClaudeModel,
+  messagesFields,
+  messagesRequestProblem,
+  type MessagesRequest,
+} from './validate.ts';
 
 export interface AnthropicMockOptions {
   apiKey?: string;
@@ -54,11 +71,20 @@ function rateLimitHeaders(): Record<string, string> {
   return headers;
 }
 
-export function sendAnthropicError(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+export function sendAnthropicError(
+  response: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   const requestId = randomId('req_011C');
   const type = anthropicErrorTypes[status] ?? 'api_error';
   const extra = status === 429 ? { 'retry-after': '1' } : {};
-  sendJson(response, status, anthropicErrorBody(type, message, requestId), { 'request-id': requestId, ...extra, ...headers });
+  sendJson(response, status, anthropicErrorBody(type, message, requestId), {
+    'request-id': requestId,
+    ...extra,
+    ...headers,
+  });
 }
 
 /** The message text the real API answers an injected failure status with. */
@@ -76,7 +102,13 @@ function presentedKey(headers: Record<string, string>): string | undefined {
 }
 
 /** Writes a Message as JSON or, when asked, as the SSE event sequence. */
-export function answerMessages(response: ServerResponse, request: MessagesRequest, model: string, cache: PrefixCache, headers: Record<string, string>): void {
+export function answerMessages(
+  response: ServerResponse,
+  request: MessagesRequest,
+  model: string,
+  cache: PrefixCache,
+  headers: Record<string, string>,
+): void {
   const message = buildAnthropicMessage(request, model, cache);
   if (request.stream !== true) {
     sendJson(response, 200, message, headers);
@@ -92,27 +124,75 @@ export async function startAnthropicMock(options: AnthropicMockOptions = {}): Pr
   const cache = new PrefixCache();
   return startLoopbackServer((request: MockRequest, response) => {
     const key = presentedKey(request.headers);
-    if (key === undefined) return sendAnthropicError(response, 401, 'x-api-key header is required');
-    if (key !== apiKey) return sendAnthropicError(response, 401, 'invalid x-api-key');
+    if (key === undefined) {
+      sendAnthropicError(response, 401, 'x-api-key header is required');
+      return;
+    }
+    if (key !== apiKey) {
+      sendAnthropicError(response, 401, 'invalid x-api-key');
+      return;
+    }
     const version = request.headers['anthropic-version'];
-    if (version === undefined) return sendAnthropicError(response, 400, 'anthropic-version: header is required');
-    if (!publishedVersions.has(version)) return sendAnthropicError(response, 400, `anthropic-version: invalid version "${version}"`);
+    if (version === undefined) {
+      sendAnthropicError(response, 400, 'anthropic-version: header is required');
+      return;
+    }
+    if (!publishedVersions.has(version)) {
+      sendAnthropicError(response, 400, `anthropic-version: invalid version "${version}"`);
+      return;
+    }
     const failure = injectedFailure(request.headers);
-    if (failure !== undefined) return sendAnthropicError(response, failure, injectedFailureMessage(failure));
+    if (failure !== undefined) {
+      sendAnthropicError(response, failure, injectedFailureMessage(failure));
+      return;
+    }
     const route = `${request.method} ${request.url.pathname}`;
-    const headers = { 'request-id': randomId('req_011C'), 'anthropic-organization-id': '00000000-0000-4000-8000-000000000000', ...rateLimitHeaders() };
+    const headers = {
+      'request-id': randomId('req_011C'),
+      'anthropic-organization-id': '00000000-0000-4000-8000-000000000000',
+      ...rateLimitHeaders(),
+    };
     if (route === 'GET /v1/models') {
       const data = anthropicModels.map((model) => ({ type: 'model', ...model }));
-      return sendJson(response, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }, headers);
+      sendJson(
+        response,
+        200,
+        { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null },
+        headers,
+      );
+      return;
     }
     const counting = route === 'POST /v1/messages/count_tokens';
-    if (route !== 'POST /v1/messages' && !counting) return sendAnthropicError(response, 404, 'Not Found');
-    if (request.jsonError !== undefined) return sendAnthropicError(response, 400, `There was an error parsing the body of your request: ${request.jsonError}`);
-    const problem = messagesRequestProblem(request.body, { fields: counting ? countTokensFields : messagesFields, vertex: false, needsMaxTokens: !counting });
-    if (problem) return sendAnthropicError(response, 400, problem);
+    if (route !== 'POST /v1/messages' && !counting) {
+      sendAnthropicError(response, 404, 'Not Found');
+      return;
+    }
+    if (request.jsonError !== undefined) {
+      sendAnthropicError(
+        response,
+        400,
+        `There was an error parsing the body of your request: ${request.jsonError}`,
+      );
+      return;
+    }
+    const problem = messagesRequestProblem(request.body, {
+      fields: counting ? countTokensFields : messagesFields,
+      vertex: false,
+      needsMaxTokens: !counting,
+    });
+    if (problem) {
+      sendAnthropicError(response, 400, problem);
+      return;
+    }
     const body = request.body as MessagesRequest & { model: string };
-    if (!isClaudeModel(body.model)) return sendAnthropicError(response, 404, `model: ${body.model}`);
-    if (counting) return sendJson(response, 200, { input_tokens: countInputTokens(body) }, headers);
+    if (!isClaudeModel(body.model)) {
+      sendAnthropicError(response, 404, `model: ${body.model}`);
+      return;
+    }
+    if (counting) {
+      sendJson(response, 200, { input_tokens: countInputTokens(body) }, headers);
+      return;
+    }
     answerMessages(response, body, body.model, cache, headers);
   });
 }

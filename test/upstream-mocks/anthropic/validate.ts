@@ -73,12 +73,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function checkImage(block: MessageContentBlock, where: string): string | undefined {
   const source = block.source;
   if (!isRecord(source)) return `${where}.source: Field required`;
-  if (source.type === 'url') return typeof source.url === 'string' ? undefined : `${where}.source.url: Field required`;
-  if (source.type !== 'base64') return `${where}.source: Input tag '${String(source.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url', 'file'`;
+  if (source.type === 'url')
+    return typeof source.url === 'string' ? undefined : `${where}.source.url: Field required`;
+  if (source.type !== 'base64')
+    return `${where}.source: Input tag '${String(source.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url', 'file'`;
   const matches = imageMediaTypes[String(source.media_type)];
-  if (!matches) return `${where}.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`;
-  const data = String(source.data ?? '');
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(data) || data.length % 4 !== 0) return `${where}.source.base64.data: Invalid base64 data`;
+  if (!matches)
+    return `${where}.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`;
+  const data = source.data ?? '';
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(data) || data.length % 4 !== 0)
+    return `${where}.source.base64.data: Invalid base64 data`;
   if (!matches(Buffer.from(data, 'base64'))) {
     return `${where}.source.base64: The image was specified using the ${String(source.media_type)} media type, but does not appear to be a valid ${String(source.media_type).slice(6)} image`;
   }
@@ -102,7 +106,8 @@ function checkMessages(messages: unknown): string | undefined {
         const problem = checkImage(block as MessageContentBlock, `${where}.image`);
         if (problem) return problem;
       }
-      if (block.type === 'text' && typeof block.text !== 'string') return `${where}.text.text: Field required`;
+      if (block.type === 'text' && typeof block.text !== 'string')
+        return `${where}.text.text: Field required`;
     }
   }
   return undefined;
@@ -124,7 +129,8 @@ export function messagesRequestProblem(body: unknown, options: ValidationOptions
     fields.delete('model');
     fields.add('anthropic_version');
     if (body.anthropic_version === undefined) return 'anthropic_version: Field required';
-    if (body.anthropic_version !== 'vertex-2023-10-16') return `anthropic_version: Input should be 'vertex-2023-10-16'`;
+    if (body.anthropic_version !== 'vertex-2023-10-16')
+      return `anthropic_version: Input should be 'vertex-2023-10-16'`;
   } else if (typeof body.model !== 'string') {
     return 'model: Field required';
   }

@@ -6,7 +6,15 @@
  * responseId as recorded in public clients' response types, e.g. the GenerativeLanguageResponse
  * interface found with the code search).
  */
-import { argumentsFromSchema, countTokens, echoReply, PrefixCache, randomId, requestedToolName, splitInPieces } from '../kit-b/text.ts';
+import {
+  argumentsFromSchema,
+  countTokens,
+  echoReply,
+  PrefixCache,
+  randomId,
+  requestedToolName,
+  splitInPieces,
+} from '../kit-b/text.ts';
 import { field } from './validate.ts';
 
 interface Part {
@@ -39,7 +47,10 @@ function partTokens(part: Part): number {
 }
 
 function contentTokens(contents: readonly Content[]): number {
-  return contents.reduce((sum, content) => sum + content.parts.reduce((inner, part) => inner + partTokens(part), 0), 0);
+  return contents.reduce(
+    (sum, content) => sum + content.parts.reduce((inner, part) => inner + partTokens(part), 0),
+    0,
+  );
 }
 
 export function countPromptTokens(request: GeminiRequest): number {
@@ -49,7 +60,9 @@ export function countPromptTokens(request: GeminiRequest): number {
 
 function declarations(request: GeminiRequest): FunctionDeclaration[] {
   const tools = (field(request, 'tools') as Record<string, unknown>[] | undefined) ?? [];
-  return tools.flatMap((tool) => (field(tool, 'functionDeclarations') as FunctionDeclaration[] | undefined) ?? []);
+  return tools.flatMap(
+    (tool) => (field(tool, 'functionDeclarations') as FunctionDeclaration[] | undefined) ?? [],
+  );
 }
 
 function lastUser(request: GeminiRequest): { text: string; sawImage: boolean } {
@@ -72,7 +85,12 @@ function thinkingBudget(request: GeminiRequest): number | undefined {
  * Implicit caching: a prompt whose prefix (system, tools and every content but the last) was sent
  * before and holds at least `minimumCachedTokens` is reported as read from cache.
  */
-function cachedTokens(request: GeminiRequest, model: string, cache: PrefixCache, minimumCachedTokens: number): number {
+function cachedTokens(
+  request: GeminiRequest,
+  model: string,
+  cache: PrefixCache,
+  minimumCachedTokens: number,
+): number {
   const contents = contentsOf(request);
   const prefixContents = contents.slice(0, -1);
   const system = field(request, 'systemInstruction') as Content | undefined;
@@ -90,7 +108,11 @@ export interface GeminiAnswerOptions {
 }
 
 export interface GeminiResponse {
-  candidates: { content: { parts: Record<string, unknown>[]; role: 'model' }; finishReason?: 'STOP'; index: number }[];
+  candidates: {
+    content: { parts: Record<string, unknown>[]; role: 'model' };
+    finishReason?: 'STOP';
+    index: number;
+  }[];
   usageMetadata: Record<string, unknown>;
   modelVersion: string;
   responseId: string;
@@ -100,14 +122,29 @@ export interface GeminiResponse {
 export function buildGeminiResponse(request: GeminiRequest, options: GeminiAnswerOptions): GeminiResponse {
   const { text, sawImage } = lastUser(request);
   const offered = declarations(request);
-  const toolName = requestedToolName(text, offered.map((declaration) => declaration.name));
+  const toolName = requestedToolName(
+    text,
+    offered.map((declaration) => declaration.name),
+  );
   const tool = offered.find((declaration) => declaration.name === toolName);
   const parts: Record<string, unknown>[] = tool
-    ? [{ functionCall: { name: tool.name, args: argumentsFromSchema(tool.parameters ?? tool.parametersJsonSchema) } }]
+    ? [
+        {
+          functionCall: {
+            name: tool.name,
+            args: argumentsFromSchema(tool.parameters ?? tool.parametersJsonSchema),
+          },
+        },
+      ]
     : [{ text: echoReply(options.vendor, text, sawImage) }];
   const promptTokenCount = countPromptTokens(request);
   const candidatesTokenCount = countTokens(JSON.stringify(parts));
-  const cachedContentTokenCount = cachedTokens(request, options.model, options.cache, options.minimumCachedTokens);
+  const cachedContentTokenCount = cachedTokens(
+    request,
+    options.model,
+    options.cache,
+    options.minimumCachedTokens,
+  );
   // 2.5-and-later models think by default; a zero budget turns it off.
   const thoughtsTokenCount = thinkingBudget(request) === 0 ? 0 : 12;
   const usageMetadata: Record<string, unknown> = {
@@ -116,7 +153,9 @@ export function buildGeminiResponse(request: GeminiRequest, options: GeminiAnswe
     totalTokenCount: promptTokenCount + candidatesTokenCount + thoughtsTokenCount,
     ...(cachedContentTokenCount > 0 ? { cachedContentTokenCount } : {}),
     promptTokensDetails: [{ modality: 'TEXT', tokenCount: promptTokenCount }],
-    ...(cachedContentTokenCount > 0 ? { cacheTokensDetails: [{ modality: 'TEXT', tokenCount: cachedContentTokenCount }] } : {}),
+    ...(cachedContentTokenCount > 0
+      ? { cacheTokensDetails: [{ modality: 'TEXT', tokenCount: cachedContentTokenCount }] }
+      : {}),
     ...(thoughtsTokenCount > 0 ? { thoughtsTokenCount } : {}),
   };
   return {
@@ -140,8 +179,16 @@ export function geminiStreamChunks(whole: GeminiResponse): GeminiResponse[] {
     const parts = text === undefined ? (candidate?.content.parts ?? []) : [{ text }];
     const { promptTokenCount, promptTokensDetails } = whole.usageMetadata;
     return {
-      candidates: [{ content: { parts, role: 'model' as const }, ...(last ? { finishReason: 'STOP' as const } : {}), index: 0 }],
-      usageMetadata: last ? whole.usageMetadata : { promptTokenCount, totalTokenCount: promptTokenCount, promptTokensDetails },
+      candidates: [
+        {
+          content: { parts, role: 'model' as const },
+          ...(last ? { finishReason: 'STOP' as const } : {}),
+          index: 0,
+        },
+      ],
+      usageMetadata: last
+        ? whole.usageMetadata
+        : { promptTokenCount, totalTokenCount: promptTokenCount, promptTokensDetails },
       modelVersion: whole.modelVersion,
       responseId: whole.responseId,
     };
@@ -149,9 +196,24 @@ export function geminiStreamChunks(whole: GeminiResponse): GeminiResponse[] {
 }
 
 export const geminiModels = [
-  { name: 'gemini-2.5-pro', displayName: 'Gemini 2.5 Pro', inputTokenLimit: 1048576, outputTokenLimit: 65536 },
-  { name: 'gemini-2.5-flash', displayName: 'Gemini 2.5 Flash', inputTokenLimit: 1048576, outputTokenLimit: 65536 },
-  { name: 'gemini-2.0-flash', displayName: 'Gemini 2.0 Flash', inputTokenLimit: 1048576, outputTokenLimit: 8192 },
+  {
+    name: 'gemini-2.5-pro',
+    displayName: 'Gemini 2.5 Pro',
+    inputTokenLimit: 1048576,
+    outputTokenLimit: 65536,
+  },
+  {
+    name: 'gemini-2.5-flash',
+    displayName: 'Gemini 2.5 Flash',
+    inputTokenLimit: 1048576,
+    outputTokenLimit: 65536,
+  },
+  {
+    name: 'gemini-2.0-flash',
+    displayName: 'Gemini 2.0 Flash',
+    inputTokenLimit: 1048576,
+    outputTokenLimit: 8192,
+  },
 ].map((model) => ({
   name: `models/${model.name}`,
   version: '001',
@@ -159,7 +221,12 @@ export const geminiModels = [
   description: `Mock of ${model.displayName}`,
   inputTokenLimit: model.inputTokenLimit,
   outputTokenLimit: model.outputTokenLimit,
-  supportedGenerationMethods: ['generateContent', 'countTokens', 'createCachedContent', 'batchGenerateContent'],
+  supportedGenerationMethods: [
+    'generateContent',
+    'countTokens',
+    'createCachedContent',
+    'batchGenerateContent',
+  ],
   temperature: 1,
   topP: 0.95,
   topK: 64,

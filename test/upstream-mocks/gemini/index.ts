@@ -5,10 +5,22 @@
  */
 import type { ServerResponse } from 'node:http';
 import { fieldViolation, googleFailureMessage, sendGoogleError } from '../kit-b/google-errors.ts';
-import { injectedFailure, sendJson, startLoopbackServer, type MockRequest, type MockUpstream } from '../kit-b/server.ts';
+import {
+  injectedFailure,
+  sendJson,
+  startLoopbackServer,
+  type MockRequest,
+  type MockUpstream,
+} from '../kit-b/server.ts';
 import { startEventStream, writeGoogleDataEvent } from '../kit-b/sse.ts';
 import { PrefixCache } from '../kit-b/text.ts';
-import { buildGeminiResponse, countPromptTokens, geminiModels, geminiStreamChunks, type GeminiRequest } from './answers.ts';
+import {
+  buildGeminiResponse,
+  countPromptTokens,
+  geminiModels,
+  geminiStreamChunks,
+  type GeminiRequest,
+} from './answers.ts';
 import { countTokensProblem, field, generateContentProblem, isGeminiModel } from './validate.ts';
 
 export interface GeminiMockOptions {
@@ -33,20 +45,39 @@ const invalidKeyMessage = 'API key not valid. Please pass a valid API key.';
 /** Validates and answers one model call; shared with the Vertex mock's publishers/google routes. */
 export function answerGeminiCall(request: MockRequest, response: ServerResponse, call: GeminiCall): void {
   if (request.jsonError !== undefined) {
-    return sendGoogleError(response, 400, `Invalid JSON payload received. ${request.jsonError}`);
+    sendGoogleError(response, 400, `Invalid JSON payload received. ${request.jsonError}`);
+    return;
   }
   const body = request.body;
-  const problem = call.method === 'countTokens' ? countTokensProblem(body, call) : generateContentProblem(body, call);
-  if (problem) return sendGoogleError(response, 400, problem.message, [fieldViolation(problem.message, problem.field)]);
+  const problem =
+    call.method === 'countTokens' ? countTokensProblem(body, call) : generateContentProblem(body, call);
+  if (problem) {
+    sendGoogleError(response, 400, problem.message, [fieldViolation(problem.message, problem.field)]);
+    return;
+  }
   const generateRequest = body as GeminiRequest;
   if (call.method === 'countTokens') {
-    const inner = (field(generateRequest, 'generateContentRequest') as GeminiRequest | undefined) ?? generateRequest;
+    const inner =
+      (field(generateRequest, 'generateContentRequest') as GeminiRequest | undefined) ?? generateRequest;
     const totalTokens = countPromptTokens(inner);
     const extra = call.vertex ? { totalBillableCharacters: totalTokens * 4 } : {};
-    return sendJson(response, 200, { totalTokens, ...extra, promptTokensDetails: [{ modality: 'TEXT', tokenCount: totalTokens }] });
+    sendJson(response, 200, {
+      totalTokens,
+      ...extra,
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: totalTokens }],
+    });
+    return;
   }
-  const whole = buildGeminiResponse(generateRequest, { model: call.model, vendor: call.vertex ? 'vertex' : 'gemini', cache: call.cache, minimumCachedTokens: call.minimumCachedTokens });
-  if (call.method === 'generateContent') return sendJson(response, 200, whole);
+  const whole = buildGeminiResponse(generateRequest, {
+    model: call.model,
+    vendor: call.vertex ? 'vertex' : 'gemini',
+    cache: call.cache,
+    minimumCachedTokens: call.minimumCachedTokens,
+  });
+  if (call.method === 'generateContent') {
+    sendJson(response, 200, whole);
+    return;
+  }
   const chunks = geminiStreamChunks(whole);
   if (request.url.searchParams.get('alt') === 'sse') {
     startEventStream(response);
@@ -65,13 +96,33 @@ export function modelNotFoundMessage(model: string, apiVersion: string, method: 
 
 function refuseKey(response: ServerResponse, headers: Record<string, string>): void {
   if (/^Bearer /i.test(headers.authorization ?? '')) {
-    return sendGoogleError(response, 401, 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.', [
-      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'ACCESS_TOKEN_TYPE_UNSUPPORTED', metadata: { service: 'generativelanguage.googleapis.com' } },
-    ]);
+    sendGoogleError(
+      response,
+      401,
+      'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
+      [
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'ACCESS_TOKEN_TYPE_UNSUPPORTED',
+          metadata: { service: 'generativelanguage.googleapis.com' },
+        },
+      ],
+    );
+    return;
   }
-  sendGoogleError(response, 403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.", [
-    { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'SERVICE_DISABLED', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
-  ]);
+  sendGoogleError(
+    response,
+    403,
+    "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+    [
+      {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'SERVICE_DISABLED',
+        domain: 'googleapis.com',
+        metadata: { service: 'generativelanguage.googleapis.com' },
+      },
+    ],
+  );
 }
 
 const callPath = /^\/(v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
@@ -82,24 +133,55 @@ export async function startGeminiMock(options: GeminiMockOptions = {}): Promise<
   const minimumCachedTokens = options.minimumCachedTokens ?? 1024;
   return startLoopbackServer((request, response) => {
     const key = request.headers['x-goog-api-key'] ?? request.url.searchParams.get('key') ?? undefined;
-    if (key === undefined) return refuseKey(response, request.headers);
+    if (key === undefined) {
+      refuseKey(response, request.headers);
+      return;
+    }
     if (key !== apiKey) {
-      return sendGoogleError(response, 400, invalidKeyMessage, [
-        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
-        { '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message: invalidKeyMessage },
+      sendGoogleError(response, 400, invalidKeyMessage, [
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'API_KEY_INVALID',
+          domain: 'googleapis.com',
+          metadata: { service: 'generativelanguage.googleapis.com' },
+        },
+        {
+          '@type': 'type.googleapis.com/google.rpc.LocalizedMessage',
+          locale: 'en-US',
+          message: invalidKeyMessage,
+        },
       ]);
+      return;
     }
     const failure = injectedFailure(request.headers);
-    if (failure !== undefined) return sendGoogleError(response, failure, googleFailureMessage(failure));
+    if (failure !== undefined) {
+      sendGoogleError(response, failure, googleFailureMessage(failure));
+      return;
+    }
     const { pathname } = request.url;
-    if (request.method === 'GET' && /^\/(v1beta|v1)\/models$/.test(pathname)) return sendJson(response, 200, { models: geminiModels });
+    if (request.method === 'GET' && /^\/(v1beta|v1)\/models$/.test(pathname)) {
+      sendJson(response, 200, { models: geminiModels });
+      return;
+    }
     const match = callPath.exec(pathname);
     if (!match || request.method !== 'POST') {
-      response.writeHead(404, { 'content-type': 'text/html; charset=UTF-8' }).end('<!DOCTYPE html><title>Error 404 (Not Found)!!1</title>');
+      response
+        .writeHead(404, { 'content-type': 'text/html; charset=UTF-8' })
+        .end('<!DOCTYPE html><title>Error 404 (Not Found)!!1</title>');
       return;
     }
     const [, apiVersion = 'v1beta', model = '', method] = match;
-    if (!isGeminiModel(model)) return sendGoogleError(response, 404, modelNotFoundMessage(model, apiVersion, method ?? ''));
-    answerGeminiCall(request, response, { model, method: method as GeminiMethod, apiVersion, vertex: false, cache, minimumCachedTokens });
+    if (!isGeminiModel(model)) {
+      sendGoogleError(response, 404, modelNotFoundMessage(model, apiVersion, method ?? ''));
+      return;
+    }
+    answerGeminiCall(request, response, {
+      model,
+      method: method as GeminiMethod,
+      apiVersion,
+      vertex: false,
+      cache,
+      minimumCachedTokens,
+    });
   });
 }

@@ -25,7 +25,12 @@ const statusByCode: Record<number, GoogleStatus> = {
   503: 'UNAVAILABLE',
 };
 
-export function sendGoogleError(response: ServerResponse, code: number, message: string, details?: unknown[]): void {
+export function sendGoogleError(
+  response: ServerResponse,
+  code: number,
+  message: string,
+  details?: unknown[],
+): void {
   const error = { code, message, status: statusByCode[code] ?? 'INTERNAL', ...(details ? { details } : {}) };
   sendJson(response, code, { error }, code === 429 ? { 'retry-after': '1' } : {});
 }

@@ -77,7 +77,13 @@ export async function startLoopbackServer(handler: MockHandler): Promise<MockUps
       const headers = flattenHeaders(message);
       const path = message.url ?? '/';
       const parsed = parseBody(rawBody, headers['content-type'] ?? '');
-      const recorded: RecordedRequest = { method: message.method ?? 'GET', path, headers, body: parsed.body, rawBody };
+      const recorded: RecordedRequest = {
+        method: message.method ?? 'GET',
+        path,
+        headers,
+        body: parsed.body,
+        rawBody,
+      };
       requests.push(recorded);
       const request: MockRequest = { ...recorded, url: new URL(path, 'http://127.0.0.1') };
       if (parsed.jsonError !== undefined) request.jsonError = parsed.jsonError;

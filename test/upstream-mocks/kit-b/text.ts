@@ -20,7 +20,10 @@ export function requestedToolName(lastUserText: string, offered: readonly string
 /** Arguments built from a JSON schema: every required string property becomes "x". */
 export function argumentsFromSchema(schema: unknown): Record<string, unknown> {
   if (typeof schema !== 'object' || schema === null) return {};
-  const { required, properties } = schema as { required?: unknown; properties?: Record<string, { type?: unknown }> };
+  const { required, properties } = schema as {
+    required?: unknown;
+    properties?: Record<string, { type?: unknown }>;
+  };
   const args: Record<string, unknown> = {};
   if (!Array.isArray(required)) return args;
   for (const name of required) {
