@@ -130,8 +130,8 @@ for (const [label, make] of [
           messages: [{ role: 'user', content: 'x' }],
         }),
         (error: unknown) =>
-          error instanceof Anthropic.NotFoundError ||
-          (error instanceof AnthropicZero.NotFoundError && /model: gpt-4o/.test(error.message)),
+          (error instanceof Anthropic.NotFoundError || error instanceof AnthropicZero.NotFoundError) &&
+          /not_found_error.*model: gpt-4o/.test(error.message),
       );
       await assert.rejects(
         client.messages.create({
@@ -222,5 +222,27 @@ test('a malformed base64 image is refused; a valid PNG is seen', async () => {
     (error: unknown) =>
       error instanceof Anthropic.BadRequestError &&
       /does not appear to be a valid png image/.test(error.message),
+  );
+});
+
+test('a bearer API key is accepted like x-api-key; tool_choice without tools is refused', async () => {
+  const client = new Anthropic({ authToken: apiKey, apiKey: null, baseURL: mock.url, maxRetries: 0 });
+  const message = await client.messages.create({
+    model: 'claude-sonnet-4-5-20250929',
+    max_tokens: 8,
+    messages: [{ role: 'user', content: 'bearer' }],
+  });
+  assert.equal(message.type, 'message');
+  assert.equal(mock.requests.at(-1)?.headers.authorization, `Bearer ${apiKey}`);
+  await assert.rejects(
+    client.messages.create({
+      model: 'claude-sonnet-4-5-20250929',
+      max_tokens: 8,
+      tool_choice: { type: 'any' },
+      messages: [{ role: 'user', content: 'x' }],
+    }),
+    (error: unknown) =>
+      error instanceof Anthropic.BadRequestError &&
+      /tool_choice may only be specified while providing tools/.test(error.message),
   );
 });

@@ -146,6 +146,9 @@ export function messagesRequestProblem(body: unknown, options: ValidationOptions
   if (typeof temperature === 'number' && (temperature < 0 || temperature > 1)) {
     return 'temperature: Input should be less than or equal to 1';
   }
+  if (body.tool_choice !== undefined && body.tools === undefined) {
+    return 'tool_choice: tool_choice may only be specified while providing tools.';
+  }
   return checkMessages(body.messages);
 }
 

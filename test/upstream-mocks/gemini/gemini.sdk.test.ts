@@ -189,3 +189,18 @@ test('raw refusals in Google shape: no key 403, bearer key 401, unknown name 400
     '* GenerateContentRequest.contents: contents is not specified\n',
   );
 });
+
+test('the /v1 surface answers too; a streamed function call arrives whole in one chunk', async () => {
+  const v1 = new GoogleGenAI({ apiKey, httpOptions: { baseUrl: mock.url, apiVersion: 'v1' } });
+  const answer = await v1.models.generateContent({ model: 'gemini-2.0-flash', contents: 'via v1' });
+  assert.equal(answer.text, 'mock gemini reply to: via v1');
+  assert.match(mock.requests.at(-1)?.path ?? '', /^\/v1\/models\/gemini-2\.0-flash:generateContent/);
+  const calls = [];
+  const stream = await client().models.generateContentStream({
+    model: 'gemini-2.5-flash',
+    contents: 'call ping',
+    config: { tools: [{ functionDeclarations: [{ name: 'ping' }] }] },
+  });
+  for await (const chunk of stream) calls.push(...(chunk.functionCalls ?? []));
+  assert.deepEqual(calls, [{ name: 'ping', args: {} }]);
+});
