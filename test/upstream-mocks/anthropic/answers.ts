@@ -1,11 +1,12 @@
 /**
  * Anthropic answers, exported for every mock that speaks Messages (first-party, Vertex rawPredict,
- * later Bedrock). Field sets and order follow recorded real traffic: the SDK's own test fixtures
- * (anthropics/anthropic-sdk-typescript tests/api-resources/MessageStream.test.ts and
- * tests/lib/tools/ToolRunner.test.ts stream the events message_start, content_block_start,
- * content_block_delta, content_block_stop, message_delta, message_stop) and the event order
- * documented at docs.anthropic.com/en/docs/build-with-claude/streaming (ping after the first
- * content_block_start; tool input as input_json_delta partial_json pieces starting with "").
+ * later Bedrock). Field sets and order follow recorded real traffic: the stream recorded in
+ * anthropics/anthropic-sdk-typescript tests/lib/fixtures/tool_use_response.txt (message_start whose
+ * usage is input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens: 1,
+ * service_tier; content_block_start; ping after the first one; text_delta pieces; a tool_use block
+ * started with input {} and filled by input_json_delta pieces, the first ""; content_block_stop;
+ * message_delta with stop_reason and usage; message_stop). message_delta's usage also carries the
+ * input and cache counts, as the API has sent since 2025 (docs.anthropic.com streaming guide).
  */
 import {
   argumentsFromSchema,
@@ -19,6 +20,7 @@ import {
 import type { MessageContentBlock, MessagesRequest } from './validate.ts';
 
 export type AnthropicContent =
+  | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
@@ -148,6 +150,11 @@ export function buildAnthropicMessage(
         },
       ]
     : [{ type: 'text', text: echoReply('anthropic', text, sawImage) }];
+  // Extended thinking puts a signed thinking block before the answer (docs: extended-thinking).
+  if (request.thinking?.type === 'enabled') {
+    const signature = Buffer.from(randomId('', 48)).toString('base64');
+    content.unshift({ type: 'thinking', thinking: `mock thinking about: ${text.slice(0, 40)}`, signature });
+  }
   const outputTokens = content.reduce((sum, block) => sum + countTokens(JSON.stringify(block)), 0);
   return {
     id: randomId('msg_01'),
@@ -171,6 +178,27 @@ export interface StreamEvent {
   data: Record<string, unknown>;
 }
 
+/** A block as content_block_start announces it: its fields with nothing generated yet. */
+function emptyBlock(block: AnthropicContent): AnthropicContent {
+  if (block.type === 'text') return { type: 'text', text: '' };
+  if (block.type === 'thinking') return { type: 'thinking', thinking: '', signature: '' };
+  return { ...block, input: {} };
+}
+
+function blockDeltas(block: AnthropicContent): Record<string, string>[] {
+  if (block.type === 'text')
+    return splitInPieces(block.text, 3).map((text) => ({ type: 'text_delta', text }));
+  if (block.type === 'thinking') {
+    const thinking = splitInPieces(block.thinking, 2).map((piece) => ({
+      type: 'thinking_delta',
+      thinking: piece,
+    }));
+    return [...thinking, { type: 'signature_delta', signature: block.signature }];
+  }
+  const pieces = ['', ...splitInPieces(JSON.stringify(block.input), 3)];
+  return pieces.map((partial_json) => ({ type: 'input_json_delta', partial_json }));
+}
+
 /** The Message as the real event sequence; text and tool input each arrive in several deltas. */
 export function anthropicStreamEvents(message: AnthropicMessage): StreamEvent[] {
   const { usage } = message;
@@ -184,26 +212,24 @@ export function anthropicStreamEvents(message: AnthropicMessage): StreamEvent[] 
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { ...usage, output_tokens: 1 },
+          usage: {
+            input_tokens: usage.input_tokens,
+            cache_creation_input_tokens: usage.cache_creation_input_tokens,
+            cache_read_input_tokens: usage.cache_read_input_tokens,
+            output_tokens: 1,
+            service_tier: usage.service_tier,
+          },
         },
       },
     },
   ];
   for (const [index, block] of message.content.entries()) {
-    const start = block.type === 'text' ? { type: 'text', text: '' } : { ...block, input: {} };
     events.push({
       event: 'content_block_start',
-      data: { type: 'content_block_start', index, content_block: start },
+      data: { type: 'content_block_start', index, content_block: emptyBlock(block) },
     });
     if (index === 0) events.push({ event: 'ping', data: { type: 'ping' } });
-    const deltas =
-      block.type === 'text'
-        ? splitInPieces(block.text, 3).map((text) => ({ type: 'text_delta', text }))
-        : ['', ...splitInPieces(JSON.stringify(block.input), 3)].map((partial_json) => ({
-            type: 'input_json_delta',
-            partial_json,
-          }));
-    for (const delta of deltas)
+    for (const delta of blockDeltas(block))
       events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta } });
     events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
   }

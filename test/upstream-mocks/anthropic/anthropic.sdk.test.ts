@@ -246,3 +246,28 @@ test('a bearer API key is accepted like x-api-key; tool_choice without tools is 
       /tool_choice may only be specified while providing tools/.test(error.message),
   );
 });
+
+test('extended thinking: a signed thinking block first (streamed as thinking and signature deltas); a small budget is refused', async () => {
+  const client = new Anthropic({ apiKey, baseURL: mock.url, maxRetries: 0 });
+  const request = {
+    model: 'claude-sonnet-4-5-20250929',
+    max_tokens: 2048,
+    thinking: { type: 'enabled' as const, budget_tokens: 1024 },
+    messages: [{ role: 'user' as const, content: 'think first' }],
+  };
+  const whole = await client.messages.create(request);
+  assert.deepEqual(
+    whole.content.map((block) => block.type),
+    ['thinking', 'text'],
+  );
+  const streamed = await client.messages.stream(request).finalMessage();
+  const thinking = streamed.content[0];
+  assert.ok(thinking?.type === 'thinking' && thinking.signature.length > 0);
+  assert.equal(thinking.thinking, 'mock thinking about: think first');
+  await assert.rejects(
+    client.messages.create({ ...request, thinking: { type: 'enabled', budget_tokens: 100 } }),
+    (error: unknown) =>
+      error instanceof Anthropic.BadRequestError &&
+      /budget_tokens: Input should be greater than or equal to 1024/.test(error.message),
+  );
+});

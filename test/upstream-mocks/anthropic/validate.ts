@@ -146,6 +146,16 @@ export function messagesRequestProblem(body: unknown, options: ValidationOptions
   if (typeof temperature === 'number' && (temperature < 0 || temperature > 1)) {
     return 'temperature: Input should be less than or equal to 1';
   }
+  const thinking = body.thinking;
+  if (isRecord(thinking) && thinking.type === 'enabled') {
+    const budget = thinking.budget_tokens;
+    if (typeof budget !== 'number' || budget < 1024) {
+      return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
+    }
+    if (options.needsMaxTokens && typeof body.max_tokens === 'number' && body.max_tokens <= budget) {
+      return '`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size';
+    }
+  }
   if (body.tool_choice !== undefined && body.tools === undefined) {
     return 'tool_choice: tool_choice may only be specified while providing tools.';
   }
