@@ -115,6 +115,7 @@ export interface GeminiResponse {
   }[];
   usageMetadata: Record<string, unknown>;
   modelVersion: string;
+  createTime?: string;
   responseId: string;
 }
 
@@ -157,11 +158,14 @@ export function buildGeminiResponse(request: GeminiRequest, options: GeminiAnswe
       ? { cacheTokensDetails: [{ modality: 'TEXT', tokenCount: cachedContentTokenCount }] }
       : {}),
     ...(thoughtsTokenCount > 0 ? { thoughtsTokenCount } : {}),
+    // Vertex adds how the call was billed (cloud.google.com/vertex-ai/.../GenerateContentResponse#UsageMetadata).
+    ...(options.vendor === 'vertex' ? { trafficType: 'ON_DEMAND' } : {}),
   };
   return {
     candidates: [{ content: { parts, role: 'model' }, finishReason: 'STOP', index: 0 }],
     usageMetadata,
     modelVersion: options.model,
+    ...(options.vendor === 'vertex' ? { createTime: new Date().toISOString() } : {}),
     responseId: randomId('', 22),
   };
 }
@@ -190,6 +194,7 @@ export function geminiStreamChunks(whole: GeminiResponse): GeminiResponse[] {
         ? whole.usageMetadata
         : { promptTokenCount, totalTokenCount: promptTokenCount, promptTokensDetails },
       modelVersion: whole.modelVersion,
+      ...(whole.createTime === undefined ? {} : { createTime: whole.createTime }),
       responseId: whole.responseId,
     };
   });

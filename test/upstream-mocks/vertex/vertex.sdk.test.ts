@@ -51,6 +51,8 @@ test("the token endpoint refuses an untrusted signature and Google's own audienc
 test('@google/genai in Vertex mode: generateContent, stream and countTokens', async () => {
   const answer = await genai().models.generateContent({ model: 'gemini-2.5-flash', contents: 'Hi Vertex' });
   assert.equal(answer.text, 'mock vertex reply to: Hi Vertex');
+  assert.equal(answer.usageMetadata?.trafficType, 'ON_DEMAND');
+  assert.ok(answer.createTime !== undefined);
   const sent = mock.requests.at(-1);
   assert.match(
     sent?.path ?? '',
