@@ -9,6 +9,7 @@ import type {
   VendorCatalogFile,
   VendorCatalogSource,
   VendorModelData,
+  VendorName,
   VendorPlatform,
 } from './vendor-catalog-schema.ts';
 
@@ -40,14 +41,20 @@ interface Placement {
   upstreamModel: string;
 }
 
-const familyOfPlatform: Record<VendorPlatform, string> = {
-  openai: 'alpha',
-  azure: 'alpha',
-  anthropic: 'beta',
-  bedrock: 'beta',
-  vertex: 'beta', // Claude on Vertex; Gemini on Vertex is placed with the Gemini family below
-  gemini: 'gamma',
-};
+/** Who makes the models each platform serves here, and which API family's wire they speak. */
+const makerOf = {
+  openai: { vendor: 'openai', family: 'alpha' },
+  azure: { vendor: 'openai', family: 'alpha' },
+  anthropic: { vendor: 'anthropic', family: 'beta' },
+  bedrock: { vendor: 'anthropic', family: 'beta' },
+  gemini: { vendor: 'google', family: 'gamma' },
+} as const satisfies Record<Exclude<VendorPlatform, 'vertex'>, { vendor: VendorName; family: string }>;
+
+// Vertex serves two makers: Claude speaks Anthropic's messages wire there, Gemini its own.
+function makerOfPlacement(place: Placement): { vendor: VendorName; family: string } {
+  if (place.platform !== 'vertex') return makerOf[place.platform];
+  return place.upstreamModel.startsWith('claude-') ? makerOf.anthropic : makerOf.gemini;
+}
 
 // The chat families asked for: gpt-4o, 4.1, 4.5, 5.x and the o-series reasoning models.
 const openaiChat = /^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o1|o3|o4-mini)([-.]|$)/;
@@ -124,11 +131,11 @@ function toVendorModel(key: string, entry: LitellmEntry, place: Placement): Vend
   const output = perMillion(entry.output_cost_per_token);
   if (contextWindow === undefined || maxOutputTokens === undefined) return undefined;
   if (input === undefined || output === undefined) return undefined;
-  const isGemini = place.upstreamModel.startsWith('gemini-');
+  const maker = makerOfPlacement(place);
   return {
-    vendor: isGemini ? 'google' : place.upstreamModel.includes('claude-') ? 'anthropic' : 'openai',
+    vendor: maker.vendor,
     platform: place.platform,
-    family: isGemini ? 'gamma' : familyOfPlatform[place.platform],
+    family: maker.family,
     upstreamModel: place.upstreamModel,
     contextWindow,
     maxOutputTokens,
