@@ -17,6 +17,10 @@ export interface ModelCapabilities {
   streaming: boolean;
   tools: boolean;
   vision: boolean;
+  /** A reasoning model (the vendor catalog says; OpenAI's take `max_completion_tokens`). */
+  reasoning?: boolean;
+  /** The upstream caches prompts (cache read/write prices apply). */
+  promptCaching?: boolean;
 }
 
 export interface ModelEntry {
