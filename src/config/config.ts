@@ -1,6 +1,7 @@
 /** The validated, immutable gateway configuration (env + optional file), built once at startup. */
 import type { FamilyId } from '../ir/index.ts';
 import type { ModelEntry } from './catalog.ts';
+import type { LogLevel } from './environment.ts';
 import type { MetricsConfig, TracingConfig } from './observability-config.ts';
 
 /** What the Responses API does with a provider's built-in tools (config `responses.builtInTools`). */
@@ -155,7 +156,7 @@ export interface Config {
     /** Built-in tools (`web_search`…): a 400 naming the tool, or dropped with a `warning` header. */
     builtInTools: BuiltInToolPolicy;
   };
-  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  logLevel: LogLevel;
   /** Where rate limits and budgets live when several processes share them. */
   sharedStore: SharedStoreConfig;
   /** `GET /metrics`: who may scrape it, per-key labels, the series cap. */
