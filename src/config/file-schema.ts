@@ -3,6 +3,7 @@
  * Defaults and the environment's overrides are applied by load-config.ts.
  */
 import { z } from 'zod';
+import { closestKey, strictSection } from './did-you-mean.ts';
 import { familyIds, isFamilyId } from '../families/registry.ts';
 import type { FamilyId } from '../ir/index.ts';
 import { logLevels } from './environment.ts';
@@ -20,19 +21,19 @@ const modelName = z
   .max(256)
   .regex(/^[^\s/][^\s]*$/, 'model names have no spaces and do not start with "/"');
 
-const upstreamSchema = z.strictObject({
+const upstreamSchema = strictSection({
   baseUrl: z.url().optional(),
   apiKey: z.string().min(1).optional(),
   faultHeaders: z.boolean().optional(),
 });
 
-const timeoutsSchema = z.strictObject({
+const timeoutsSchema = strictSection({
   connectMs: positiveInteger.optional(),
   firstByteMs: positiveInteger.optional(),
   idleMs: positiveInteger.optional(),
 });
 
-const deploymentSchema = z.strictObject({
+const deploymentSchema = strictSection({
   id: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._:#@+-]{0,99}$/, 'deployment ids are 1–100 letters, digits and ._:#@+-')
@@ -44,27 +45,23 @@ const deploymentSchema = z.strictObject({
   weight: z.number().positive().max(1_000_000).optional(),
 });
 
-const modelSchema = z.strictObject({
+const modelSchema = strictSection({
   name: modelName,
   family: family.optional(),
   upstreamModel: z.string().min(1).optional(),
   contextWindow: positiveInteger.optional(),
   maxOutputTokens: positiveInteger.optional(),
-  pricing: z
-    .strictObject({
-      inputPerMillion: price.optional(),
-      outputPerMillion: price.optional(),
-      cacheReadPerMillion: price.optional(),
-      cacheWritePerMillion: price.optional(),
-    })
-    .optional(),
-  capabilities: z
-    .strictObject({
-      streaming: z.boolean().optional(),
-      tools: z.boolean().optional(),
-      vision: z.boolean().optional(),
-    })
-    .optional(),
+  pricing: strictSection({
+    inputPerMillion: price.optional(),
+    outputPerMillion: price.optional(),
+    cacheReadPerMillion: price.optional(),
+    cacheWritePerMillion: price.optional(),
+  }).optional(),
+  capabilities: strictSection({
+    streaming: z.boolean().optional(),
+    tools: z.boolean().optional(),
+    vision: z.boolean().optional(),
+  }).optional(),
   aliases: z.array(modelName).optional(),
   baseUrl: z.url().optional(),
   apiKey: z.string().min(1).optional(),
@@ -74,7 +71,7 @@ const modelSchema = z.strictObject({
 });
 
 /** Per-family rate limits: one optional `{rpm, tpm, unlimited}` key per family id. */
-const familyLimits = z.strictObject({
+const familyLimits = strictSection({
   rpm: positiveInteger.optional(),
   tpm: positiveInteger.optional(),
   /** Every key on this family is metered for the headers but never refused. */
@@ -92,7 +89,7 @@ const limitSettings = {
   instances: positiveInteger.max(10_000).optional(),
   /** Static keys metered but never refused: on every family (`true`) or on the listed ones. */
   staticKeys: z
-    .record(z.string(), z.strictObject({ unlimited: z.union([z.boolean(), z.array(family).min(1)]) }))
+    .record(z.string(), strictSection({ unlimited: z.union([z.boolean(), z.array(family).min(1)]) }))
     .optional(),
 };
 
@@ -107,7 +104,7 @@ const limitsSchema = z.looseObject(limitSettings).superRefine((limits, context) 
       context.addIssue({
         code: 'custom',
         path: [key],
-        message: `no such setting or family (families: ${familyIds().join(', ')})`,
+        message: `no such setting or family (families: ${familyIds().join(', ')})${didYouMean(key)}`,
       });
       continue;
     }
@@ -116,6 +113,12 @@ const limitsSchema = z.looseObject(limitSettings).superRefine((limits, context) 
       context.addIssue({ ...issue, code: 'custom', path: [key, ...issue.path], message: issue.message });
   }
 });
+
+/** A typo of a `limits` setting or family names the one meant. */
+function didYouMean(key: string): string {
+  const suggestion = closestKey(key, [...Object.keys(limitSettings), ...familyIds()]);
+  return suggestion === undefined ? '' : ` (did you mean ${JSON.stringify(suggestion)}?)`;
+}
 
 /** Keys of a per-family record must name registered families. */
 function onlyFamilyKeys(record: Record<string, unknown>, context: z.RefinementCtx): void {
@@ -134,87 +137,69 @@ export function familyLimitsOf(file: ConfigFile, id: FamilyId): FamilyLimitsSpec
   return section === undefined ? undefined : familyLimits.parse(section);
 }
 
-export const fileSchema = z.strictObject({
-  server: z
-    .strictObject({
-      host: z.string().min(1).optional(),
-      port: z.number().int().min(0).max(65535).optional(),
-      bodyLimitBytes: positiveInteger.optional(),
-      maxInFlight: positiveInteger.optional(),
-      maxInFlightPerKey: positiveInteger.optional(),
-      maxBodyBytesReading: positiveInteger.optional(),
-      bodyReadTimeoutMs: positiveInteger.optional(),
-      minBodyBytesPerSecond: z.number().int().min(0).optional(),
-      maxHeaderBytes: positiveInteger.optional(),
-      headersTimeoutMs: positiveInteger.optional(),
-      requestTimeoutMs: positiveInteger.optional(),
-    })
-    .optional(),
+export const fileSchema = strictSection({
+  server: strictSection({
+    host: z.string().min(1).optional(),
+    port: z.number().int().min(0).max(65535).optional(),
+    bodyLimitBytes: positiveInteger.optional(),
+    maxInFlight: positiveInteger.optional(),
+    maxInFlightPerKey: positiveInteger.optional(),
+    maxBodyBytesReading: positiveInteger.optional(),
+    bodyReadTimeoutMs: positiveInteger.optional(),
+    minBodyBytesPerSecond: z.number().int().min(0).optional(),
+    maxHeaderBytes: positiveInteger.optional(),
+    headersTimeoutMs: positiveInteger.optional(),
+    requestTimeoutMs: positiveInteger.optional(),
+  }).optional(),
   database: z.string().min(1).optional(),
-  postgres: z
-    .strictObject({
-      url: z.string().min(1).optional(),
-      outbox: z.string().min(1).optional(),
-    })
-    .optional(),
-  redis: z
-    .strictObject({
-      url: z.string().min(1).optional(),
-      commandTimeoutMs: positiveInteger.max(10_000).optional(),
-      prefix: z.string().max(64).optional(),
-      holdTtlMs: positiveInteger.min(1_000).optional(),
-    })
-    .optional(),
+  postgres: strictSection({
+    url: z.string().min(1).optional(),
+    outbox: z.string().min(1).optional(),
+  }).optional(),
+  redis: strictSection({
+    url: z.string().min(1).optional(),
+    commandTimeoutMs: positiveInteger.max(10_000).optional(),
+    prefix: z.string().max(64).optional(),
+    holdTtlMs: positiveInteger.min(1_000).optional(),
+  }).optional(),
   upstreams: z.record(z.string(), upstreamSchema).superRefine(onlyFamilyKeys).optional(),
   models: z.array(modelSchema).optional(),
   aliases: z.record(modelName, modelName).optional(),
   timeouts: timeoutsSchema.optional(),
-  retry: z
-    .strictObject({
-      attempts: positiveInteger.max(20).optional(),
-      maxAttempts: positiveInteger.max(50).optional(),
-      budgetMs: positiveInteger.optional(),
-      backoffMs: z.number().int().min(0).optional(),
-      maxBackoffMs: z.number().int().min(0).optional(),
-      maxRetryAfterMs: z.number().int().min(0).optional(),
-    })
-    .optional(),
-  breaker: z
-    .strictObject({
-      failureThreshold: z.number().int().min(0).optional(),
-      cooldownMs: positiveInteger.optional(),
-    })
-    .optional(),
-  upstreamPool: z.strictObject({ connections: positiveInteger.max(10_000).optional() }).optional(),
-  upstreamLimits: z
-    .strictObject({
-      maxResponseBytes: positiveInteger.optional(),
-      maxEventBytes: positiveInteger.optional(),
-    })
-    .optional(),
-  simulator: z
-    .strictObject({
-      timeToFirstTokenMs: z.number().int().min(0).optional(),
-      interTokenDelayMs: z.number().int().min(0).optional(),
-    })
-    .optional(),
+  retry: strictSection({
+    attempts: positiveInteger.max(20).optional(),
+    maxAttempts: positiveInteger.max(50).optional(),
+    budgetMs: positiveInteger.optional(),
+    backoffMs: z.number().int().min(0).optional(),
+    maxBackoffMs: z.number().int().min(0).optional(),
+    maxRetryAfterMs: z.number().int().min(0).optional(),
+  }).optional(),
+  breaker: strictSection({
+    failureThreshold: z.number().int().min(0).optional(),
+    cooldownMs: positiveInteger.optional(),
+  }).optional(),
+  upstreamPool: strictSection({ connections: positiveInteger.max(10_000).optional() }).optional(),
+  upstreamLimits: strictSection({
+    maxResponseBytes: positiveInteger.optional(),
+    maxEventBytes: positiveInteger.optional(),
+  }).optional(),
+  simulator: strictSection({
+    timeToFirstTokenMs: z.number().int().min(0).optional(),
+    interTokenDelayMs: z.number().int().min(0).optional(),
+  }).optional(),
   logLevel: z.enum(logLevels).optional(),
-  images: z
-    .strictObject({
-      fetch: z.boolean().optional(),
-      maxBytes: positiveInteger.max(50 * 1024 * 1024).optional(),
-      timeoutMs: positiveInteger.max(60_000).optional(),
-    })
-    .optional(),
+  images: strictSection({
+    fetch: z.boolean().optional(),
+    maxBytes: positiveInteger.max(50 * 1024 * 1024).optional(),
+    timeoutMs: positiveInteger.max(60_000).optional(),
+  }).optional(),
   limits: limitsSchema.optional(),
-  shutdown: z.strictObject({ drainTimeoutMs: z.number().int().min(0).optional() }).optional(),
+  shutdown: strictSection({ drainTimeoutMs: z.number().int().min(0).optional() }).optional(),
   // Days a stored Responses API answer is kept (fractions allowed); default 30.
-  responses: z
-    .strictObject({
-      retentionDays: z.number().positive().max(3650).optional(),
-      builtInTools: z.enum(['reject', 'drop']).optional(),
-    })
-    .optional(),
+  responses: strictSection({
+    retentionDays: z.number().positive().max(3650).optional(),
+    builtInTools: z.enum(['reject', 'drop']).optional(),
+  }).optional(),
   metrics: metricsFileSchema,
 });
 

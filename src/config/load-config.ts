@@ -27,7 +27,7 @@ export { readConfigFile } from './read-config-file.ts';
 
 export function loadConfig(environment: Environment, configPath?: string): Config {
   const path = configPath ?? nonEmpty(environment.MODELGATE_CONFIG);
-  const file: ConfigFile = path === undefined ? {} : readConfigFile(path);
+  const file: ConfigFile = path === undefined ? {} : readConfigFile(path, environment);
   const models = buildCatalog(file.models ?? []);
   const aliases = buildAliases(file, models);
   const timeouts: TimeoutConfig = {
