@@ -2,6 +2,9 @@
 import type { FamilyId } from '../ir/index.ts';
 import type { ModelEntry } from './catalog.ts';
 import type { LogLevel } from './environment.ts';
+import type { BreakerConfig, RetryConfig, TimeoutConfig, UpstreamLimits } from './resilience-schema.ts';
+
+export type { BreakerConfig, RetryConfig, TimeoutConfig, UpstreamLimits } from './resilience-schema.ts';
 import type { MetricsConfig, TracingConfig } from './observability-config.ts';
 
 /** What the Responses API does with a provider's built-in tools (config `responses.builtInTools`). */
@@ -16,15 +19,6 @@ export interface UpstreamConfig {
    * forwarded to it (they go to the built-in simulator always, to a real upstream never).
    */
   faultHeaders: boolean;
-}
-
-export interface TimeoutConfig {
-  /** TCP/TLS connect to the upstream. */
-  connectMs: number;
-  /** From sending the request to the first byte of the answer's body (headers included): time to first token. */
-  firstByteMs: number;
-  /** Between two body chunks; a flowing stream has no total cap. */
-  idleMs: number;
 }
 
 /** One upstream that can serve a catalog model (a model may have several). */
@@ -50,27 +44,6 @@ export interface ModelRouting {
   fallbacks: string[];
   /** The model's three upstream timers (global `timeouts` where not overridden). */
   timeouts: TimeoutConfig;
-}
-
-export interface RetryConfig {
-  /** Upstream calls per model in one request (first call + retries), across its deployments. */
-  attempts: number;
-  /** Upstream calls per client request, fallbacks included: the attempt budget. */
-  maxAttempts: number;
-  /** Wall time to get an answer started; no new attempt or backoff wait beyond it. */
-  budgetMs: number;
-  /** Exponential backoff base (doubled per retry of a deployment already tried, with jitter). */
-  backoffMs: number;
-  maxBackoffMs: number;
-  /** A deployment's `retry-after` up to this is waited out; longer ones end the retries on it. */
-  maxRetryAfterMs: number;
-}
-
-export interface BreakerConfig {
-  /** Consecutive failures that open a deployment's circuit; 0 disables the breaker. */
-  failureThreshold: number;
-  /** How long an open circuit skips its deployment before one probe request is let through. */
-  cooldownMs: number;
 }
 
 export interface RateLimitConfig {
@@ -181,12 +154,4 @@ export interface SharedStoreConfig {
   onStoreFailure: 'closed' | 'local';
   /** Gateway processes sharing the limits (instances × workers), for `local`. */
   instances: number;
-}
-
-/** What one upstream answer may make the gateway hold (config `upstreamLimits`). */
-export interface UpstreamLimits {
-  /** A non-streamed answer or an error body, in bytes; beyond it the read is aborted (502). */
-  maxResponseBytes: number;
-  /** One SSE event (its lines so far), in bytes; beyond it the stream ends with an error event. */
-  maxEventBytes: number;
 }

@@ -8,6 +8,13 @@ import { familyIds, isFamilyId } from '../families/registry.ts';
 import type { FamilyId } from '../ir/index.ts';
 import { logLevels } from './environment.ts';
 import { metricsFileSchema } from './observability-config.ts';
+import {
+  breakerSchema,
+  retrySchema,
+  timeoutOverridesSchema,
+  timeoutsSchema,
+  upstreamLimitsSchema,
+} from './resilience-schema.ts';
 
 const positiveInteger = z.number().int().positive();
 const price = z.number().nonnegative();
@@ -25,12 +32,6 @@ const upstreamSchema = strictSection({
   baseUrl: z.url().optional(),
   apiKey: z.string().min(1).optional(),
   faultHeaders: z.boolean().optional(),
-});
-
-const timeoutsSchema = strictSection({
-  connectMs: positiveInteger.optional(),
-  firstByteMs: positiveInteger.optional(),
-  idleMs: positiveInteger.optional(),
 });
 
 const deploymentSchema = strictSection({
@@ -67,7 +68,7 @@ const modelSchema = strictSection({
   apiKey: z.string().min(1).optional(),
   deployments: z.array(deploymentSchema).min(1).max(100).optional(),
   fallbacks: z.array(modelName).max(20).optional(),
-  timeouts: timeoutsSchema.optional(),
+  timeouts: timeoutOverridesSchema.optional(),
 });
 
 /** Per-family rate limits: one optional `{rpm, tpm, unlimited}` key per family id. */
@@ -165,24 +166,11 @@ export const fileSchema = strictSection({
   upstreams: z.record(z.string(), upstreamSchema).superRefine(onlyFamilyKeys).optional(),
   models: z.array(modelSchema).optional(),
   aliases: z.record(modelName, modelName).optional(),
-  timeouts: timeoutsSchema.optional(),
-  retry: strictSection({
-    attempts: positiveInteger.max(20).optional(),
-    maxAttempts: positiveInteger.max(50).optional(),
-    budgetMs: positiveInteger.optional(),
-    backoffMs: z.number().int().min(0).optional(),
-    maxBackoffMs: z.number().int().min(0).optional(),
-    maxRetryAfterMs: z.number().int().min(0).optional(),
-  }).optional(),
-  breaker: strictSection({
-    failureThreshold: z.number().int().min(0).optional(),
-    cooldownMs: positiveInteger.optional(),
-  }).optional(),
+  timeouts: timeoutsSchema,
+  retry: retrySchema,
+  breaker: breakerSchema,
   upstreamPool: strictSection({ connections: positiveInteger.max(10_000).optional() }).optional(),
-  upstreamLimits: strictSection({
-    maxResponseBytes: positiveInteger.optional(),
-    maxEventBytes: positiveInteger.optional(),
-  }).optional(),
+  upstreamLimits: upstreamLimitsSchema,
   simulator: strictSection({
     timeToFirstTokenMs: z.number().int().min(0).optional(),
     interTokenDelayMs: z.number().int().min(0).optional(),
@@ -203,5 +191,5 @@ export const fileSchema = strictSection({
   metrics: metricsFileSchema,
 });
 
-export type ConfigFile = z.infer<typeof fileSchema>;
+export type ConfigFile = z.output<typeof fileSchema>;
 export type ModelSpec = z.infer<typeof modelSchema>;

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { familyCodec, familyCodecs, familyIds } from '../families/registry.ts';
 import type { FamilyId } from '../ir/index.ts';
 import { ConfigError } from './config-error.ts';
-import type { Config, RateLimitConfig, TimeoutConfig, UpstreamConfig } from './config.ts';
+import type { Config, RateLimitConfig, UpstreamConfig } from './config.ts';
 import {
   environmentFlag,
   environmentInteger,
@@ -16,7 +16,7 @@ import {
   staticKeysOf,
   type Environment,
 } from './environment.ts';
-import { familyLimitsOf, type ConfigFile } from './file-schema.ts';
+import { familyLimitsOf, fileSchema, type ConfigFile } from './file-schema.ts';
 import { buildAliases, buildCatalog, buildRouting } from './model-routing.ts';
 import { metricsConfig, tracingConfig } from './observability-config.ts';
 import { readConfigFile } from './read-config-file.ts';
@@ -27,14 +27,10 @@ export { readConfigFile } from './read-config-file.ts';
 
 export function loadConfig(environment: Environment, configPath?: string): Config {
   const path = configPath ?? nonEmpty(environment.MODELGATE_CONFIG);
-  const file: ConfigFile = path === undefined ? {} : readConfigFile(path, environment);
+  const file: ConfigFile = path === undefined ? fileSchema.parse({}) : readConfigFile(path, environment);
   const models = buildCatalog(file.models ?? []);
   const aliases = buildAliases(file, models);
-  const timeouts: TimeoutConfig = {
-    connectMs: file.timeouts?.connectMs ?? 10_000,
-    firstByteMs: file.timeouts?.firstByteMs ?? 120_000,
-    idleMs: file.timeouts?.idleMs ?? 120_000,
-  };
+  const timeouts = file.timeouts;
   const headersTimeoutMs = file.server?.headersTimeoutMs ?? 10_000;
   const databasePath = nonEmpty(environment.MODELGATE_DB) ?? file.database ?? './data/modelgate.db';
   return {
@@ -49,28 +45,15 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
     aliases,
     timeouts,
     routing: buildRouting(file.models ?? [], models, aliases, timeouts),
-    retry: {
-      attempts: file.retry?.attempts ?? 3,
-      maxAttempts: file.retry?.maxAttempts ?? 6,
-      budgetMs: file.retry?.budgetMs ?? 30_000,
-      backoffMs: file.retry?.backoffMs ?? 250,
-      maxBackoffMs: file.retry?.maxBackoffMs ?? 4_000,
-      maxRetryAfterMs: file.retry?.maxRetryAfterMs ?? 2_000,
-    },
-    breaker: {
-      failureThreshold: file.breaker?.failureThreshold ?? 5,
-      cooldownMs: file.breaker?.cooldownMs ?? 30_000,
-    },
+    retry: file.retry,
+    breaker: file.breaker,
     ...clientLimits(file),
     maxHeaderBytes: file.server?.maxHeaderBytes ?? 16_384,
     headersTimeoutMs,
     // node:http requires requestTimeout ≥ headersTimeout.
     requestTimeoutMs: Math.max(file.server?.requestTimeoutMs ?? 120_000, headersTimeoutMs),
     upstreamConnections: file.upstreamPool?.connections ?? 256,
-    upstreamLimits: {
-      maxResponseBytes: file.upstreamLimits?.maxResponseBytes ?? 32 * 1024 * 1024,
-      maxEventBytes: file.upstreamLimits?.maxEventBytes ?? 1024 * 1024,
-    },
+    upstreamLimits: file.upstreamLimits,
     simulator: {
       timeToFirstTokenMs:
         environmentInteger(environment, 'SIMULATOR_TTFT_MS') ?? file.simulator?.timeToFirstTokenMs ?? 0,
