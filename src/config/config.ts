@@ -1,14 +1,15 @@
 /** The validated, immutable gateway configuration (env + optional file), built once at startup. */
 import type { FamilyId } from '../ir/index.ts';
 import type { ModelEntry } from './catalog.ts';
+import type { z } from 'zod';
 import type { LogLevel } from './environment.ts';
+import type { ImageFetchConfig, responsesSchema } from './service-schema.ts';
+
+export type { BuiltInToolPolicy, ImageFetchConfig } from './service-schema.ts';
 import type { BreakerConfig, RetryConfig, TimeoutConfig, UpstreamLimits } from './resilience-schema.ts';
 
 export type { BreakerConfig, RetryConfig, TimeoutConfig, UpstreamLimits } from './resilience-schema.ts';
 import type { MetricsConfig, TracingConfig } from './observability-config.ts';
-
-/** What the Responses API does with a provider's built-in tools (config `responses.builtInTools`). */
-export type BuiltInToolPolicy = 'reject' | 'drop';
 
 export interface UpstreamConfig {
   /** The part before `/v1`; undefined means the built-in simulator serves the family. */
@@ -54,15 +55,6 @@ export interface RateLimitConfig {
 export interface SimulatorConfig {
   timeToFirstTokenMs: number;
   interTokenDelayMs: number;
-}
-
-/** Fetching images given by URL for families that need the bytes (C); off by default. */
-export interface ImageFetchConfig {
-  enabled: boolean;
-  /** Largest image accepted, in bytes. */
-  maxBytes: number;
-  /** Whole fetch (connect, headers, body), in milliseconds. */
-  timeoutMs: number;
 }
 
 export interface Config {
@@ -123,12 +115,7 @@ export interface Config {
   upstreamLimits: UpstreamLimits;
   simulator: SimulatorConfig;
   images: ImageFetchConfig;
-  responses: {
-    /** Stored Responses API answers (`previous_response_id`, GET/DELETE): kept this long, then purged. */
-    retentionMs: number;
-    /** Built-in tools (`web_search`…): a 400 naming the tool, or dropped with a `warning` header. */
-    builtInTools: BuiltInToolPolicy;
-  };
+  responses: z.output<typeof responsesSchema>;
   logLevel: LogLevel;
   /** Where rate limits and budgets live when several processes share them. */
   sharedStore: SharedStoreConfig;

@@ -15,6 +15,7 @@ import {
   timeoutsSchema,
   upstreamLimitsSchema,
 } from './resilience-schema.ts';
+import { imagesSchema, responsesSchema } from './service-schema.ts';
 
 const positiveInteger = z.number().int().positive();
 const price = z.number().nonnegative();
@@ -176,18 +177,10 @@ export const fileSchema = strictSection({
     interTokenDelayMs: z.number().int().min(0).optional(),
   }).optional(),
   logLevel: z.enum(logLevels).optional(),
-  images: strictSection({
-    fetch: z.boolean().optional(),
-    maxBytes: positiveInteger.max(50 * 1024 * 1024).optional(),
-    timeoutMs: positiveInteger.max(60_000).optional(),
-  }).optional(),
+  images: imagesSchema,
   limits: limitsSchema.optional(),
   shutdown: strictSection({ drainTimeoutMs: z.number().int().min(0).optional() }).optional(),
-  // Days a stored Responses API answer is kept (fractions allowed); default 30.
-  responses: strictSection({
-    retentionDays: z.number().positive().max(3650).optional(),
-    builtInTools: z.enum(['reject', 'drop']).optional(),
-  }).optional(),
+  responses: responsesSchema,
   metrics: metricsFileSchema,
 });
 

@@ -60,15 +60,8 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
       interTokenDelayMs:
         environmentInteger(environment, 'SIMULATOR_TOKEN_DELAY_MS') ?? file.simulator?.interTokenDelayMs ?? 0,
     },
-    responses: {
-      retentionMs: (file.responses?.retentionDays ?? 30) * 86_400_000,
-      builtInTools: file.responses?.builtInTools ?? 'reject',
-    },
-    images: {
-      enabled: file.images?.fetch ?? false,
-      maxBytes: file.images?.maxBytes ?? 5 * 1024 * 1024,
-      timeoutMs: file.images?.timeoutMs ?? 5_000,
-    },
+    responses: file.responses,
+    images: file.images,
     logLevel: logLevel(environment.LOG_LEVEL) ?? file.logLevel ?? 'info',
     sharedStore: sharedStoreConfig(file, environment),
     ...keyPolicyConfig(file, environment),
