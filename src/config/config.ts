@@ -1,10 +1,15 @@
 /** The validated, immutable gateway configuration (env + optional file), built once at startup. */
 import type { FamilyId } from '../ir/index.ts';
 import type { ModelEntry } from './catalog.ts';
-import type { MetricsConfig, TracingConfig } from './observability-config.ts';
+import type { z } from 'zod';
+import type { LogLevel } from './environment.ts';
+import type { ImageFetchConfig, responsesSchema } from './service-schema.ts';
 
-/** What the Responses API does with a provider's built-in tools (config `responses.builtInTools`). */
-export type BuiltInToolPolicy = 'reject' | 'drop';
+export type { BuiltInToolPolicy, ImageFetchConfig } from './service-schema.ts';
+import type { BreakerConfig, RetryConfig, TimeoutConfig, UpstreamLimits } from './resilience-schema.ts';
+
+export type { BreakerConfig, RetryConfig, TimeoutConfig, UpstreamLimits } from './resilience-schema.ts';
+import type { MetricsConfig, TracingConfig } from './observability-config.ts';
 
 export interface UpstreamConfig {
   /** The part before `/v1`; undefined means the built-in simulator serves the family. */
@@ -15,15 +20,6 @@ export interface UpstreamConfig {
    * forwarded to it (they go to the built-in simulator always, to a real upstream never).
    */
   faultHeaders: boolean;
-}
-
-export interface TimeoutConfig {
-  /** TCP/TLS connect to the upstream. */
-  connectMs: number;
-  /** From sending the request to the first byte of the answer's body (headers included): time to first token. */
-  firstByteMs: number;
-  /** Between two body chunks; a flowing stream has no total cap. */
-  idleMs: number;
 }
 
 /** One upstream that can serve a catalog model (a model may have several). */
@@ -51,27 +47,6 @@ export interface ModelRouting {
   timeouts: TimeoutConfig;
 }
 
-export interface RetryConfig {
-  /** Upstream calls per model in one request (first call + retries), across its deployments. */
-  attempts: number;
-  /** Upstream calls per client request, fallbacks included: the attempt budget. */
-  maxAttempts: number;
-  /** Wall time to get an answer started; no new attempt or backoff wait beyond it. */
-  budgetMs: number;
-  /** Exponential backoff base (doubled per retry of a deployment already tried, with jitter). */
-  backoffMs: number;
-  maxBackoffMs: number;
-  /** A deployment's `retry-after` up to this is waited out; longer ones end the retries on it. */
-  maxRetryAfterMs: number;
-}
-
-export interface BreakerConfig {
-  /** Consecutive failures that open a deployment's circuit; 0 disables the breaker. */
-  failureThreshold: number;
-  /** How long an open circuit skips its deployment before one probe request is let through. */
-  cooldownMs: number;
-}
-
 export interface RateLimitConfig {
   requestsPerMinute: number;
   tokensPerMinute: number;
@@ -80,15 +55,6 @@ export interface RateLimitConfig {
 export interface SimulatorConfig {
   timeToFirstTokenMs: number;
   interTokenDelayMs: number;
-}
-
-/** Fetching images given by URL for families that need the bytes (C); off by default. */
-export interface ImageFetchConfig {
-  enabled: boolean;
-  /** Largest image accepted, in bytes. */
-  maxBytes: number;
-  /** Whole fetch (connect, headers, body), in milliseconds. */
-  timeoutMs: number;
 }
 
 export interface Config {
@@ -149,13 +115,8 @@ export interface Config {
   upstreamLimits: UpstreamLimits;
   simulator: SimulatorConfig;
   images: ImageFetchConfig;
-  responses: {
-    /** Stored Responses API answers (`previous_response_id`, GET/DELETE): kept this long, then purged. */
-    retentionMs: number;
-    /** Built-in tools (`web_search`…): a 400 naming the tool, or dropped with a `warning` header. */
-    builtInTools: BuiltInToolPolicy;
-  };
-  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  responses: z.output<typeof responsesSchema>;
+  logLevel: LogLevel;
   /** Where rate limits and budgets live when several processes share them. */
   sharedStore: SharedStoreConfig;
   /** `GET /metrics`: who may scrape it, per-key labels, the series cap. */
@@ -180,12 +141,4 @@ export interface SharedStoreConfig {
   onStoreFailure: 'closed' | 'local';
   /** Gateway processes sharing the limits (instances × workers), for `local`. */
   instances: number;
-}
-
-/** What one upstream answer may make the gateway hold (config `upstreamLimits`). */
-export interface UpstreamLimits {
-  /** A non-streamed answer or an error body, in bytes; beyond it the read is aborted (502). */
-  maxResponseBytes: number;
-  /** One SSE event (its lines so far), in bytes; beyond it the stream ends with an error event. */
-  maxEventBytes: number;
 }

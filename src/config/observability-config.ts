@@ -3,6 +3,7 @@
  * standard OpenTelemetry environment variables that turn trace export on.
  */
 import { z } from 'zod';
+import { strictSection } from './did-you-mean.ts';
 
 export interface MetricsConfig {
   /** `GET /metrics` and the per-request metrics (on by default; the route needs a credential). */
@@ -24,14 +25,12 @@ export interface TracingConfig {
   captureContent: boolean;
 }
 
-export const metricsFileSchema = z
-  .strictObject({
-    enabled: z.boolean().optional(),
-    open: z.boolean().optional(),
-    perKeyLabels: z.boolean().optional(),
-    maxSeriesPerMetric: z.number().int().min(10).max(100_000).optional(),
-  })
-  .optional();
+export const metricsFileSchema = strictSection({
+  enabled: z.boolean().optional(),
+  open: z.boolean().optional(),
+  perKeyLabels: z.boolean().optional(),
+  maxSeriesPerMetric: z.number().int().min(10).max(100_000).optional(),
+}).optional();
 
 type Environment = Readonly<Record<string, string | undefined>>;
 

@@ -1,0 +1,42 @@
+/**
+ * File sections whose runtime shape differs from what is written (`images.fetch` → `enabled`,
+ * `responses.retentionDays` → `retentionMs`): defaults and a typed transform in the schema, so
+ * `Config`'s `images` and `responses` are the schema's output types.
+ */
+import { z } from 'zod';
+import { strictSection } from './did-you-mean.ts';
+
+const positiveInteger = z.number().int().positive();
+
+/** `images`: fetching images given by URL for families that need the bytes (C); off by default. */
+export const imagesSchema = strictSection({
+  fetch: z.boolean().default(false),
+  maxBytes: positiveInteger.max(50 * 1024 * 1024).default(5 * 1024 * 1024),
+  timeoutMs: positiveInteger.max(60_000).default(5_000),
+})
+  .prefault({})
+  .transform(({ fetch, maxBytes, timeoutMs }) => ({
+    enabled: fetch,
+    /** Largest image accepted, in bytes. */
+    maxBytes,
+    /** Whole fetch (connect, headers, body), in milliseconds. */
+    timeoutMs,
+  }));
+export type ImageFetchConfig = z.output<typeof imagesSchema>;
+
+/** What the Responses API does with a provider's built-in tools (config `responses.builtInTools`). */
+const builtInToolPolicy = z.enum(['reject', 'drop']);
+export type BuiltInToolPolicy = z.output<typeof builtInToolPolicy>;
+
+/** `responses`: days a stored Responses API answer is kept (fractions allowed), built-in tools. */
+export const responsesSchema = strictSection({
+  retentionDays: z.number().positive().max(3650).default(30),
+  builtInTools: builtInToolPolicy.default('reject'),
+})
+  .prefault({})
+  .transform(({ retentionDays, builtInTools }) => ({
+    /** Stored Responses API answers (`previous_response_id`, GET/DELETE): kept this long, then purged. */
+    retentionMs: retentionDays * 86_400_000,
+    /** Built-in tools (`web_search`…): a 400 naming the tool, or dropped with a `warning` header. */
+    builtInTools,
+  }));
