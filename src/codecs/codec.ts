@@ -102,6 +102,18 @@ export interface UpstreamRequest {
   body: string;
   /** Human-readable notes on what the translation dropped or clamped (sent as `warning` headers). */
   warnings: string[];
+  /**
+   * What the call is, for the provider that carries it (`providers/provider.ts`): providers build
+   * URLs, sign and re-frame from it without parsing the body. Set by every codec's encoders.
+   */
+  call?: UpstreamCall;
+}
+
+/** The upstream model id, whether the call streams, and which endpoint it is for. */
+export interface UpstreamCall {
+  readonly model: string;
+  readonly stream: boolean;
+  readonly operation: 'chat' | 'count-tokens';
 }
 
 /**
