@@ -78,6 +78,11 @@ export class ClientKeys {
     return this.#byId.get(id);
   }
 
+  /** The keys from MODELGATE_KEYS (listed by the dashboard, changed only in the environment). */
+  staticKeys(): ClientKey[] {
+    return [...this.#static.values()];
+  }
+
   /** Told when a key was changed through this process (to push the change to the others). */
   onChange: (() => void) | undefined;
 

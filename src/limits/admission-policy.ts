@@ -17,6 +17,7 @@ import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
 import type { Logger } from '../log/logger.ts';
 import { accountDelivery, ledgerRows, refusalRow } from '../usage/ledger-rows.ts';
 import type { LedgerSink } from '../usage/ledger.ts';
+import { formatUsd } from '../usage/money.ts';
 import type { RequestContext } from '../usage/request-context.ts';
 import type { AdmissionControl, LimitsQuery } from './admission-control.ts';
 import type { BudgetHold, BudgetStore, Reservation } from './budgets.ts';
@@ -258,7 +259,7 @@ function modelDeniedWith(surface: SurfaceCodec, message: string): GatewayError {
 export function overBudget(spentUsd: number, budgetUsd: number): GatewayError {
   return new GatewayError(
     'quota',
-    `This API key has used its budget: $${spentUsd.toFixed(4)} spent of $${budgetUsd.toFixed(2)}. Ask the operator to raise it.`,
+    `This API key has used its budget: ${formatUsd(spentUsd)} spent of ${formatUsd(budgetUsd)}. Ask the operator to raise it.`,
   );
 }
 
