@@ -156,4 +156,19 @@ describe('the dashboard shows figures readably', { skip: skipWithoutChromium }, 
     assert.equal(await spent.innerText(), formatUsd(Number(await spent.getAttribute('data-value'))));
     assert.match(await spent.innerText(), readableMoney);
   });
+
+  test('a periodic budget set on the keys page is shown with its period and this period’s spend', async () => {
+    const { page } = board;
+    await board.open('keys');
+    await page.fill('form[data-form="create-key"] input[name="name"]', 'daily-team');
+    await page.fill('form[data-form="create-key"] input[name="period_budget_usd"]', '1.5');
+    await page.selectOption('form[data-form="create-key"] select[name="budget_period"]', 'daily');
+    await page.click('form[data-form="create-key"] button[type="submit"]');
+    await page.locator('[data-secret="key"]').waitFor();
+    const row = page.locator('[data-table="keys"] tbody tr', { hasText: 'daily-team' });
+    assert.equal(await row.locator('td[data-column="period_budget"]').innerText(), '$1.50 / day');
+    assert.equal(await row.locator('td[data-column="period_spent_usd"]').innerText(), '$0.00');
+    assert.equal(await row.locator('td[data-column="budget_usd"]').innerText(), '–');
+    await page.screenshot({ path: join(artifacts, 'keys-periodic.png'), fullPage: true });
+  });
 });
