@@ -4,7 +4,8 @@
  * surfaces (it is not a client key). Framework-free: a request in, a status and a JSON body out.
  *
  *   GET    /admin/keys[?all=true]     list keys (never key material or hashes)
- *   POST   /admin/keys                create: {name, models?, budget_usd?, rpm?, tpm?, expires?} → the key, once
+ *   POST   /admin/keys                create: {name, models?, budget_usd?, period_budget_usd?, budget_period?,
+ *                                      rpm?, tpm?, expires?} → the key, once
  *   GET    /admin/keys/{id|name}      one key
  *   PATCH  /admin/keys/{id|name}      update (null clears a field)
  *   DELETE /admin/keys/{id|name}      revoke
@@ -23,6 +24,7 @@ import {
   type KeyRecord,
   type KeyStore,
 } from '../keys/key-store.ts';
+import { budgetPeriods, type PeriodBudget } from '../keys/budget-period.ts';
 import { parseDuration, parseMoment } from '../limits/durations.ts';
 import { StoreUnavailableError } from '../store/store-errors.ts';
 import { isUsageGrouping, type UsageReport, type UsageReports } from '../usage/report.ts';
@@ -155,7 +157,8 @@ async function keysRoute(
       }
       if (request.method === 'PATCH') {
         const input = parseInput(updateSchema, await request.body());
-        const record = await store.update(reference, toChanges(input, dependencies), clock());
+        const current = halfAPeriodBudget(input) ? await store.find(reference) : undefined;
+        const record = await store.update(reference, toChanges(input, dependencies, current), clock());
         await keys.changed();
         return { status: 200, body: keyView(record, clock()) };
       }
@@ -181,6 +184,8 @@ const createSchema = z.strictObject({
   name: z.string().min(1).max(100),
   models: z.array(z.string().min(1).max(256)).max(1000).nullable().optional(),
   budget_usd: z.number().min(0).max(1e9).nullable().optional(),
+  period_budget_usd: z.number().min(0).max(1e9).nullable().optional(),
+  budget_period: z.enum(budgetPeriods).optional(),
   rpm: nullableCount.optional(),
   tpm: nullableCount.optional(),
   expires: z.string().min(1).max(64).nullable().optional(),
@@ -202,18 +207,45 @@ function toPolicy(input: CreateInput, dependencies: AdminDependencies): KeyPolic
   return {
     models: input.models == null ? undefined : resolveModels(input.models, dependencies.models),
     budgetUsd: input.budget_usd ?? undefined,
+    periodBudget: periodBudgetOf(input, undefined) ?? undefined,
     rpm: input.rpm ?? undefined,
     tpm: input.tpm ?? undefined,
     expiresAt: input.expires == null ? undefined : expiry(input.expires, dependencies.clock()),
   };
 }
 
-function toChanges(input: UpdateInput, dependencies: AdminDependencies): KeyChanges {
+/**
+ * A periodic budget from `period_budget_usd` and `budget_period`: both are needed, save that an
+ * update may change one and keep the key's other (`current`); null clears it.
+ */
+function periodBudgetOf(input: UpdateInput, current: KeyRecord | undefined): PeriodBudget | null | undefined {
+  const usd = input.period_budget_usd;
+  if (usd === null) return null;
+  if (usd === undefined && input.budget_period === undefined) return undefined;
+  const amount = usd ?? current?.periodBudget?.usd;
+  const period = input.budget_period ?? current?.periodBudget?.period;
+  if (amount === undefined || period === undefined)
+    throw new AdminError(
+      400,
+      'invalid_request',
+      'a periodic budget needs period_budget_usd and budget_period',
+    );
+  return { period, usd: amount };
+}
+
+/** An update naming one half of a periodic budget: the other comes from the key as it is. */
+function halfAPeriodBudget(input: UpdateInput): boolean {
+  return (input.period_budget_usd === undefined) !== (input.budget_period === undefined);
+}
+
+function toChanges(input: UpdateInput, dependencies: AdminDependencies, current?: KeyRecord): KeyChanges {
   const changes: KeyChanges = {};
   if (input.name !== undefined) changes.name = input.name;
   if (input.models !== undefined)
     changes.models = input.models === null ? null : resolveModels(input.models, dependencies.models);
   if (input.budget_usd !== undefined) changes.budgetUsd = input.budget_usd;
+  const periodBudget = periodBudgetOf(input, current);
+  if (periodBudget !== undefined) changes.periodBudget = periodBudget;
   if (input.rpm !== undefined) changes.rpm = input.rpm;
   if (input.tpm !== undefined) changes.tpm = input.tpm;
   if (input.expires !== undefined)
@@ -258,6 +290,8 @@ export function keyView(record: KeyRecord, now: number): JsonObject {
     status,
     models: record.models === undefined ? null : [...record.models],
     budget_usd: record.budgetUsd ?? null,
+    budget_period: record.periodBudget?.period ?? null,
+    period_budget_usd: record.periodBudget?.usd ?? null,
     spent_usd: Math.round(record.spentUsd * 1e10) / 1e10,
     rpm: record.rpm ?? null,
     tpm: record.tpm ?? null,

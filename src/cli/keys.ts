@@ -6,8 +6,10 @@
 import { keyStatus, keyView, resolveModels } from '../admin/admin-api.ts';
 import type { Config } from '../config/config.ts';
 import { ModelResolver } from '../gateway/resolve-model.ts';
-import type { KeyChanges, KeyPolicy, KeyRecord } from '../keys/key-store.ts';
+import { isBudgetPeriod, periodNoun, type PeriodBudget } from '../keys/budget-period.ts';
+import type { KeyChanges, KeyPolicy, KeyRecord, KeyStore } from '../keys/key-store.ts';
 import { parseMoment } from '../limits/durations.ts';
+import { formatUsd } from '../usage/money.ts';
 import { formatTable } from '../usage/report.ts';
 import {
   parseCommandLine,
@@ -18,10 +20,10 @@ import {
   type ParsedArguments,
 } from './command.ts';
 
-export const keysUsage = `usage: modelgate keys create --name NAME [--models A-2,B-1] [--budget-usd 10] [--rpm N] [--tpm N] [--expires 30d]
+export const keysUsage = `usage: modelgate keys create --name NAME [--models A-2,B-1] [--budget-usd 10] [--period-budget-usd 1 --budget-period daily|weekly|monthly] [--rpm N] [--tpm N] [--expires 30d]
        modelgate keys list [--all]
        modelgate keys revoke NAME|ID
-       modelgate keys update NAME|ID [--name NEW] [--models A-2,B-1|all] [--budget-usd N|none] [--rpm N|none] [--tpm N|none] [--expires 30d|DATE|never]
+       modelgate keys update NAME|ID [--name NEW] [--models A-2,B-1|all] [--budget-usd N|none] [--period-budget-usd N|none] [--budget-period daily|weekly|monthly] [--rpm N|none] [--tpm N|none] [--expires 30d|DATE|never]
 options: --json (machine-readable output), --db PATH, --config FILE`;
 
 export function runKeys(argv: string[]): Promise<void> {
@@ -29,7 +31,16 @@ export function runKeys(argv: string[]): Promise<void> {
 }
 
 const commonOptions = ['db', 'config'];
-const policyOptions = ['name', 'models', 'budget-usd', 'rpm', 'tpm', 'expires'];
+const policyOptions = [
+  'name',
+  'models',
+  'budget-usd',
+  'period-budget-usd',
+  'budget-period',
+  'rpm',
+  'tpm',
+  'expires',
+];
 
 async function keysCommand(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -77,7 +88,11 @@ async function keysCommand(argv: string[]): Promise<void> {
       const record =
         command === 'revoke'
           ? await stores.keys.revoke(reference, Date.now())
-          : await stores.keys.update(reference, changesFrom(parsed, config), Date.now());
+          : await stores.keys.update(
+              reference,
+              changesFrom(parsed, config, await periodBudgetNow(parsed, stores.keys, reference)),
+              Date.now(),
+            );
       if (json) print(keyView(record, Date.now()));
       else
         process.stdout.write(
@@ -93,6 +108,7 @@ function policyFrom(parsed: ParsedArguments, config: Config): KeyPolicy {
   return {
     models: changes.models ?? undefined,
     budgetUsd: changes.budgetUsd ?? undefined,
+    periodBudget: changes.periodBudget ?? undefined,
     rpm: changes.rpm ?? undefined,
     tpm: changes.tpm ?? undefined,
     expiresAt: changes.expiresAt ?? undefined,
@@ -100,7 +116,7 @@ function policyFrom(parsed: ParsedArguments, config: Config): KeyPolicy {
 }
 
 /** The policy options given; `none` (models: `all`, expires: `never`) clears a field. */
-function changesFrom(parsed: ParsedArguments, config: Config): KeyChanges {
+function changesFrom(parsed: ParsedArguments, config: Config, current?: PeriodBudget): KeyChanges {
   const changes: KeyChanges = {};
   const { options } = parsed;
   const name = options.get('name');
@@ -117,6 +133,8 @@ function changesFrom(parsed: ParsedArguments, config: Config): KeyChanges {
   }
   const budget = options.get('budget-usd');
   if (budget !== undefined) changes.budgetUsd = budget === 'none' ? null : number(budget, '--budget-usd');
+  const periodBudget = periodBudgetFrom(parsed, current);
+  if (periodBudget !== undefined) changes.periodBudget = periodBudget;
   const rpm = options.get('rpm');
   if (rpm !== undefined) changes.rpm = rpm === 'none' ? null : number(rpm, '--rpm');
   const tpm = options.get('tpm');
@@ -134,10 +152,47 @@ function changesFrom(parsed: ParsedArguments, config: Config): KeyChanges {
   return changes;
 }
 
+/**
+ * `--period-budget-usd N --budget-period daily|weekly|monthly` (`none` clears it); an update may
+ * give one and keep the key's other (`current`).
+ */
+function periodBudgetFrom(
+  parsed: ParsedArguments,
+  current: PeriodBudget | undefined,
+): PeriodBudget | null | undefined {
+  const amount = parsed.options.get('period-budget-usd');
+  const period = parsed.options.get('budget-period');
+  if (amount === 'none') return null;
+  if (amount === undefined && period === undefined) return undefined;
+  if (period !== undefined && !isBudgetPeriod(period))
+    throw new UsageError('--budget-period is daily, weekly or monthly');
+  const usd = amount === undefined ? current?.usd : number(amount, '--period-budget-usd');
+  const which = period ?? current?.period;
+  if (usd === undefined || which === undefined)
+    throw new UsageError('a periodic budget needs --period-budget-usd and --budget-period');
+  return { period: which, usd };
+}
+
+/** The key's periodic budget, when an update gives only one half of a new one. */
+async function periodBudgetNow(
+  parsed: ParsedArguments,
+  keys: KeyStore,
+  reference: string,
+): Promise<PeriodBudget | undefined> {
+  const { options } = parsed;
+  if (options.has('period-budget-usd') === options.has('budget-period')) return undefined;
+  return (await keys.find(reference))?.periodBudget;
+}
+
 function number(text: string, option: string): number {
   const value = Number(text);
   if (text.trim() === '' || !Number.isFinite(value)) throw new UsageError(`${option} takes a number`);
   return value;
+}
+
+/** Money in a column headed `…_usd`: the one formatter's digits, without the dollar sign. */
+function usdFigure(value: number): string {
+  return formatUsd(value).replace('$', '');
 }
 
 function keysTable(records: readonly KeyRecord[], now: number): string {
@@ -148,15 +203,18 @@ function keysTable(records: readonly KeyRecord[], now: number): string {
       record.id,
       keyStatus(record, now),
       record.models === undefined ? 'all' : record.models.join(','),
-      record.budgetUsd === undefined ? '-' : record.budgetUsd.toFixed(2),
-      record.spentUsd.toFixed(6),
+      record.budgetUsd === undefined ? '-' : usdFigure(record.budgetUsd),
+      usdFigure(record.spentUsd),
+      record.periodBudget === undefined
+        ? '-'
+        : `${usdFigure(record.periodBudget.usd)}/${periodNoun(record.periodBudget.period)}`,
       record.rpm === undefined ? 'default' : String(record.rpm),
       record.tpm === undefined ? 'default' : String(record.tpm),
       record.expiresAt === undefined ? 'never' : new Date(record.expiresAt).toISOString(),
     ];
   });
   return formatTable(
-    ['name', 'id', 'status', 'models', 'budget_usd', 'spent_usd', 'rpm', 'tpm', 'expires'],
+    ['name', 'id', 'status', 'models', 'budget_usd', 'spent_usd', 'period_budget', 'rpm', 'tpm', 'expires'],
     rows,
   );
 }

@@ -34,6 +34,7 @@ import { LiveTail, type WatchedLedger } from './live-tail.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { budgetBurnDown, isUsageDimension, modelStats, overview, usageBreakdown } from './queries.ts';
 import { parseRange } from './ranges.ts';
+import { keyListing } from './key-listing.ts';
 import { parseRequestFilter, requestsPage } from './requests-page.ts';
 import { csrfMatches, DashboardSessions, sessionLifetimeMs, type Session } from './sessions.ts';
 
@@ -215,7 +216,8 @@ async function apiRoute(
       },
       admin,
     );
-    sendJson(response, answer.status, answer.body);
+    const listed = method === 'GET' && resource === 'keys' && answer.status === 200;
+    sendJson(response, answer.status, listed ? await keyListing(answer.body, context) : answer.body);
     return;
   }
   if (method !== 'GET') throw new AdminError(405, 'method_not_allowed', 'Use GET');

@@ -56,6 +56,7 @@ export class ClientKeys {
         unlimited: new Set([...this.#unlimitedFamilies, ...(unlimited.staticKeys?.[id] ?? [])]),
         models: undefined,
         budgetUsd: undefined,
+        periodBudget: undefined,
         rpm: undefined,
         tpm: undefined,
         expiresAt: undefined,
@@ -76,6 +77,11 @@ export class ClientKeys {
 
   byId(id: string): ClientKey | undefined {
     return this.#byId.get(id);
+  }
+
+  /** The keys from MODELGATE_KEYS (listed by the dashboard, changed only in the environment). */
+  staticKeys(): ClientKey[] {
+    return [...this.#static.values()];
   }
 
   /** Told when a key was changed through this process (to push the change to the others). */
@@ -110,6 +116,7 @@ export class ClientKeys {
           unlimited: this.#unlimitedFamilies,
           models: row.models === undefined ? undefined : new Set(row.models),
           budgetUsd: row.budgetUsd,
+          periodBudget: row.periodBudget,
           rpm: row.rpm,
           tpm: row.tpm,
           expiresAt: row.expiresAt,

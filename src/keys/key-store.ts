@@ -6,6 +6,7 @@
  * active keys through the cache in `client-keys.ts`, from a `KeySource`.
  */
 import { hash, randomBytes } from 'node:crypto';
+import { isBudgetPeriod, type PeriodBudget } from './budget-period.ts';
 
 /** One-shot SHA-256 (no Hash object per call): this runs on every authenticated request. */
 export function hashKey(key: string): string {
@@ -22,6 +23,8 @@ export interface KeyPolicy {
   models: readonly string[] | undefined;
   /** Lifetime spend cap in USD. */
   budgetUsd: number | undefined;
+  /** Spend cap per UTC day, week or month, beside the lifetime one. */
+  periodBudget: PeriodBudget | undefined;
   /** Requests per minute per model family (overrides the family's default). */
   rpm: number | undefined;
   /** Tokens per minute per model family (overrides the family's default). */
@@ -52,6 +55,7 @@ export interface KeyChanges {
   name?: string;
   models?: readonly string[] | null;
   budgetUsd?: number | null;
+  periodBudget?: PeriodBudget | null;
   rpm?: number | null;
   tpm?: number | null;
   expiresAt?: number | null;
@@ -112,6 +116,8 @@ export interface KeyRow {
   revoked_at: number | null;
   models: string | null;
   budget_usd: number | null;
+  budget_period: string | null;
+  period_budget_usd: number | null;
   rpm: number | null;
   tpm: number | null;
   expires_at: number | null;
@@ -120,12 +126,17 @@ export interface KeyRow {
 
 /** The columns of a `KeyRecord` (`k`: client_keys, `s`: key_spend), in both SQL dialects. */
 export const recordColumns = `k.id, k.name, k.created_at, k.updated_at, k.revoked_at, k.models, k.budget_usd,
-  k.rpm, k.tpm, k.expires_at, s.spent_usd
+  k.budget_period, k.period_budget_usd, k.rpm, k.tpm, k.expires_at, s.spent_usd
   FROM client_keys k LEFT JOIN key_spend s ON s.key_id = k.id`;
+
+/** The columns of an `ActiveKeyRow` (from client_keys), in both SQL dialects. */
+export const activeKeyColumns =
+  'id, name, key_hash, models, budget_usd, budget_period, period_budget_usd, rpm, tpm, expires_at';
 
 export const emptyPolicy: KeyPolicy = Object.freeze({
   models: undefined,
   budgetUsd: undefined,
+  periodBudget: undefined,
   rpm: undefined,
   tpm: undefined,
   expiresAt: undefined,
@@ -136,6 +147,7 @@ export function checkChanges(changes: KeyChanges): void {
   checkPolicy({
     models: changes.models ?? undefined,
     budgetUsd: changes.budgetUsd ?? undefined,
+    periodBudget: changes.periodBudget ?? undefined,
     rpm: changes.rpm ?? undefined,
     tpm: changes.tpm ?? undefined,
     expiresAt: changes.expiresAt ?? undefined,
@@ -148,6 +160,11 @@ export function changedColumns(changes: KeyChanges): [string, string | number | 
   if (changes.models !== undefined)
     columns.push(['models', changes.models === null ? null : JSON.stringify(changes.models)]);
   if (changes.budgetUsd !== undefined) columns.push(['budget_usd', changes.budgetUsd]);
+  if (changes.periodBudget !== undefined)
+    columns.push(
+      ['budget_period', changes.periodBudget?.period ?? null],
+      ['period_budget_usd', changes.periodBudget?.usd ?? null],
+    );
   if (changes.rpm !== undefined) columns.push(['rpm', changes.rpm]);
   if (changes.tpm !== undefined) columns.push(['tpm', changes.tpm]);
   if (changes.expiresAt !== undefined) columns.push(['expires_at', changes.expiresAt]);
@@ -155,7 +172,18 @@ export function changedColumns(changes: KeyChanges): [string, string | number | 
 }
 
 export function activeKeyRow(
-  row: Pick<KeyRow, 'id' | 'name' | 'models' | 'budget_usd' | 'rpm' | 'tpm' | 'expires_at'> & {
+  row: Pick<
+    KeyRow,
+    | 'id'
+    | 'name'
+    | 'models'
+    | 'budget_usd'
+    | 'budget_period'
+    | 'period_budget_usd'
+    | 'rpm'
+    | 'tpm'
+    | 'expires_at'
+  > & {
     key_hash: string;
   },
 ): ActiveKeyRow {
@@ -165,6 +193,7 @@ export function activeKeyRow(
     hash: row.key_hash,
     models: parseModels(row.models),
     budgetUsd: row.budget_usd ?? undefined,
+    periodBudget: periodBudgetOf(row),
     rpm: row.rpm ?? undefined,
     tpm: row.tpm ?? undefined,
     expiresAt: row.expires_at ?? undefined,
@@ -180,11 +209,18 @@ export function toRecord(row: KeyRow): KeyRecord {
     revokedAt: row.revoked_at ?? undefined,
     models: parseModels(row.models),
     budgetUsd: row.budget_usd ?? undefined,
+    periodBudget: periodBudgetOf(row),
     rpm: row.rpm ?? undefined,
     tpm: row.tpm ?? undefined,
     expiresAt: row.expires_at ?? undefined,
     spentUsd: row.spent_usd ?? 0,
   };
+}
+
+function periodBudgetOf(row: Pick<KeyRow, 'budget_period' | 'period_budget_usd'>): PeriodBudget | undefined {
+  const period = row.budget_period;
+  if (!isBudgetPeriod(period) || row.period_budget_usd === null) return undefined;
+  return { period, usd: row.period_budget_usd };
 }
 
 function parseModels(text: string | null): string[] | undefined {
@@ -216,6 +252,11 @@ export function checkPolicy(policy: KeyPolicy): void {
     (!Number.isFinite(policy.budgetUsd) || policy.budgetUsd < 0 || policy.budgetUsd > 1e9)
   )
     throw new KeyStoreError('invalid', 'a budget is a number of USD from 0 to 1e9');
+  const period = policy.periodBudget;
+  if (period !== undefined && !isBudgetPeriod(period.period))
+    throw new KeyStoreError('invalid', 'a budget period is daily, weekly or monthly');
+  if (period !== undefined && (!Number.isFinite(period.usd) || period.usd < 0 || period.usd > 1e9))
+    throw new KeyStoreError('invalid', 'a period budget is a number of USD from 0 to 1e9');
   for (const [label, value] of [
     ['rpm', policy.rpm],
     ['tpm', policy.tpm],

@@ -18,7 +18,8 @@ import {
 } from './key-store.ts';
 
 /** The columns of a new key, in the order `newKeyRow` gives their values. */
-export const newKeyColumns = 'id, name, key_hash, created_at, models, budget_usd, rpm, tpm, expires_at';
+export const newKeyColumns =
+  'id, name, key_hash, created_at, models, budget_usd, rpm, tpm, expires_at, budget_period, period_budget_usd';
 
 /** A key to create, checked: the key itself (shown once) and its row's values (only the hash kept). */
 export function newKeyRow(
@@ -40,6 +41,8 @@ export function newKeyRow(
     policy.rpm ?? null,
     policy.tpm ?? null,
     policy.expiresAt ?? null,
+    policy.periodBudget?.period ?? null,
+    policy.periodBudget?.usd ?? null,
   ];
   return { id, name: checkedName, key, values };
 }

@@ -6,7 +6,6 @@
  * unless all three admit the request.
  */
 import type { ModelEntry, ModelPricing } from '../config/catalog.ts';
-import type { SurfaceCodec } from '../surfaces/surface.ts';
 import { AdmissionRefusal, type Admission } from '../gateway/admission.ts';
 import type { ChatCall } from '../gateway/chat-call.ts';
 import type { DeliveryResult } from '../gateway/delivery.ts';
@@ -19,9 +18,11 @@ import { accountDelivery, ledgerRows, refusalRow } from '../usage/ledger-rows.ts
 import type { LedgerSink } from '../usage/ledger.ts';
 import type { RequestContext } from '../usage/request-context.ts';
 import type { AdmissionControl, LimitsQuery } from './admission-control.ts';
+import { periodAccount, periodWindow } from '../keys/budget-period.ts';
+import { modelDenied, modelDeniedWith, overBudget, overPeriodBudget, rateLimited } from './refusals.ts';
 import type { BudgetHold, BudgetStore, Reservation } from './budgets.ts';
 import { estimateRequest, type Estimate } from './estimate.ts';
-import type { Acquisition, RateLimiter, Refusal } from './rate-limiter.ts';
+import type { Acquisition, RateLimiter } from './rate-limiter.ts';
 
 export interface PolicyDependencies {
   keys: ClientKeys;
@@ -44,12 +45,15 @@ type HeldAndAcquired =
   | { over: { spentUsd: number; budgetUsd: number } }
   | { reservation: Reservation | undefined; acquired: Acquisition };
 
-/** What an admitted request holds until it settles: estimated tokens taken, budget reserved. */
+/**
+ * What an admitted request holds until it settles: estimated tokens taken, budget reserved (the
+ * lifetime hold, its key's id, and the periodic one, its period's account).
+ */
 interface Held {
   key: ClientKey;
   /** Undefined while nothing was metered. */
   estimate: Estimate | undefined;
-  reservation: Reservation | undefined;
+  reservations: Reservation[];
 }
 
 export function createAdmissionPolicy(dependencies: PolicyDependencies): AdmissionControl {
@@ -68,7 +72,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
     held: Held,
     result: DeliveryResult,
   ): void => {
-    const { key, estimate, reservation } = held;
+    const { key, estimate, reservations } = held;
     const accounted = accountDelivery(
       call,
       context,
@@ -80,8 +84,10 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
     const used = usage === undefined ? 0 : usage.inputTokens + usage.outputTokens;
     if (estimate !== undefined)
       quietly(limiter.reconcile(key, prepared.entry.family, estimate.tokens, used, clock()));
-    if (reservation !== undefined) quietly(budgets.settle(reservation, accounted.costUsd));
-    else budgets.record(key.id, accounted.costUsd);
+    for (const reservation of reservations) quietly(budgets.settle(reservation, accounted.costUsd));
+    // The lifetime spend is kept for every key, with a lifetime budget or not.
+    if (!reservations.some((reservation) => reservation.keyId === key.id))
+      budgets.record(key.id, accounted.costUsd);
     for (const row of ledgerRows(call, prepared, context, result, accounted)) ledger.append(row);
   };
 
@@ -98,7 +104,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
     key: ClientKey,
   ): Admission => {
     const { entry } = prepared;
-    const held: Held = { key, estimate: undefined, reservation: undefined };
+    const held: Held = { key, estimate: undefined, reservations: [] };
     const afterDispatch = async (): Promise<ResponseHeaders | undefined> => {
       try {
         const estimate = await estimateRequest(prepared.request, entry, dependencies.pricingFor(entry));
@@ -180,7 +186,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
         await report();
         return refuse(modelDenied(call.surface, entry.name));
       }
-      if (key.budgetUsd === undefined && key.unlimited.has(family))
+      if (key.budgetUsd === undefined && key.periodBudget === undefined && key.unlimited.has(family))
         return meterAfterDispatch(call, prepared, context, key);
       // Counting stops once the request needs more than the key's tokens per minute: refused anyway.
       const tokensPerMinute = limiter.limitsFor(key, family).tokensPerMinute;
@@ -190,10 +196,13 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
         dependencies.pricingFor(entry),
         tokensPerMinute,
       );
-      let reservation: Reservation | undefined;
+      const reservations: Reservation[] = [];
       let acquired: Acquisition;
       const requests = candidatesOf(prepared);
-      if (key.budgetUsd !== undefined) {
+      const giveBack = (): void => {
+        for (const reservation of reservations.splice(0)) quietly(budgets.release(reservation));
+      };
+      if (key.budgetUsd !== undefined || key.periodBudget !== undefined) {
         if (!dependencies.isPriced(entry)) {
           await report();
           return refuse(
@@ -203,22 +212,49 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
             ),
           );
         }
-        const hold = { keyId: key.id, budgetUsd: key.budgetUsd, worstCaseUsd: estimate.worstCaseUsd };
-        const held = await holdAndAcquire(hold, key, family, estimate.tokens, now, requests);
-        if ('over' in held) {
-          await report();
-          // A spent budget does not come back by waiting: tells the SDKs not to retry.
-          headers['x-should-retry'] = 'false';
-          return refuse(overBudget(held.over.spentUsd, held.over.budgetUsd));
+        // The period's own account first (a hold of its own), then the lifetime hold with the draws:
+        // each check-and-hold is atomic, and a later refusal gives the earlier holds back.
+        const period = key.periodBudget;
+        if (period !== undefined) {
+          const window = periodWindow(period.period, now);
+          const account = periodAccount(key.id, window);
+          // Kept two days past its period, for the holds and settles still under way at its end.
+          const forgetAt = window.end + 2 * 86_400_000;
+          const reserved = await budgets.reserve(account, period.usd, estimate.worstCaseUsd, forgetAt);
+          if (!reserved.admitted) {
+            await report();
+            // Hours away, as a rule: the SDKs should not sit in a retry loop (retry-after says when).
+            headers['x-should-retry'] = 'false';
+            return refuse(overPeriodBudget(reserved.spentUsd, period, now));
+          }
+          reservations.push(reserved.reservation);
         }
-        reservation = held.reservation;
-        acquired = held.acquired;
+        try {
+          if (key.budgetUsd === undefined)
+            acquired = await limiter.acquire(key, family, estimate.tokens, now, requests);
+          else {
+            const hold = { keyId: key.id, budgetUsd: key.budgetUsd, worstCaseUsd: estimate.worstCaseUsd };
+            const held = await holdAndAcquire(hold, key, family, estimate.tokens, now, requests);
+            if ('over' in held) {
+              giveBack();
+              await report();
+              // A spent budget does not come back by waiting: tells the SDKs not to retry.
+              headers['x-should-retry'] = 'false';
+              return refuse(overBudget(held.over.spentUsd, held.over.budgetUsd));
+            }
+            if (held.reservation !== undefined) reservations.push(held.reservation);
+            acquired = held.acquired;
+          }
+        } catch (error) {
+          giveBack();
+          throw error;
+        }
       } else acquired = await limiter.acquire(key, family, estimate.tokens, now, requests);
       Object.assign(headers, call.surface.rateLimitHeaders(acquired.state));
       // Decided by this process alone while the shared store was unreachable (`onStoreFailure: local`).
       if (acquired.local) headers['x-modelgate-limits'] = 'local';
       if (acquired.refusal !== undefined) {
-        if (reservation !== undefined) quietly(budgets.release(reservation));
+        giveBack();
         return refuse(rateLimited(acquired.refusal, family, limiter.limitsFor(key, family)));
       }
 
@@ -226,7 +262,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
         headers,
         afterDispatch: undefined,
         settle(result: DeliveryResult) {
-          settleWith(call, prepared, context, { key, estimate, reservation }, result);
+          settleWith(call, prepared, context, { key, estimate, reservations }, result);
         },
       };
     },
@@ -242,36 +278,4 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
 /** `n` candidates count as n requests: a family without native `n` makes n upstream calls. */
 function candidatesOf(prepared: PreparedRequest): number {
   return Math.max(1, prepared.request.sampling.candidateCount ?? 1);
-}
-
-/** A key not allowed a model: the family's permission error, or model-not-found where it has none. */
-export function modelDenied(surface: SurfaceCodec, model: string): GatewayError {
-  return modelDeniedWith(surface, `This API key is not allowed to use the model \`${model}\``);
-}
-
-function modelDeniedWith(surface: SurfaceCodec, message: string): GatewayError {
-  return surface.capabilities.permissionError
-    ? new GatewayError('permission', message)
-    : new GatewayError('not_found', message, { param: 'model' });
-}
-
-export function overBudget(spentUsd: number, budgetUsd: number): GatewayError {
-  return new GatewayError(
-    'quota',
-    `This API key has used its budget: $${spentUsd.toFixed(4)} spent of $${budgetUsd.toFixed(2)}. Ask the operator to raise it.`,
-  );
-}
-
-function rateLimited(
-  refusal: Refusal,
-  family: string,
-  limits: { requestsPerMinute: number; tokensPerMinute: number },
-): GatewayError {
-  const limit = refusal.dimension === 'requests' ? limits.requestsPerMinute : limits.tokensPerMinute;
-  const message = !refusal.exceedsLimit
-    ? `Rate limit reached for ${refusal.dimension} per minute on the ${family} family: limit ${limit}, requested ${refusal.requested}. Try again in ${refusal.retryAfterSeconds}s.`
-    : refusal.dimension === 'requests'
-      ? `This request asks for ${refusal.requested} candidates (n), and each counts as a request: more than this key's limit of ${limit} requests per minute for the ${family} family. Lower n.`
-      : `This request needs ${refusal.requested} tokens (prompt + max output), more than this key's limit of ${limit} tokens per minute for the ${family} family. Lower max tokens or shorten the prompt.`;
-  return new GatewayError('rate_limited', message, { retryAfterSeconds: refusal.retryAfterSeconds });
 }

@@ -71,3 +71,18 @@ test('any interleaving of concurrent requests overspends by at most one worst ca
     ),
   );
 });
+
+test('a periodic account is kept until its time, then dropped (a long-running process keeps no old periods)', async () => {
+  let now = 1_000;
+  const budgets = new MemoryBudgets(new Map(), () => now);
+  const yesterday = await budgets.reserve('k/day:2026-11-26', 1, 0.2, 5_000);
+  assert.ok(yesterday.admitted);
+  await budgets.settle(yesterday.reservation, 0.1);
+  now = 4_000;
+  await budgets.reserve('k/day:2026-11-27', 1, 0.2, 90_000);
+  assert.equal(budgets.spent('k/day:2026-11-26'), 0.1, 'not yet past its time');
+  now = 70_000;
+  await budgets.reserve('k/day:2026-11-27', 1, 0.2, 90_000);
+  assert.equal(budgets.spent('k/day:2026-11-26'), 0, 'forgotten');
+  assert.equal(budgets.reserved('k/day:2026-11-27'), 0.4);
+});

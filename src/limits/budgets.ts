@@ -34,8 +34,12 @@ export interface HoldAndDraw {
 }
 
 export interface BudgetStore {
-  /** Reserves `worstCaseUsd` for the key when its committed spend is below `budgetUsd`. */
-  reserve(keyId: string, budgetUsd: number, worstCaseUsd: number): Promise<ReserveResult>;
+  /**
+   * Reserves `worstCaseUsd` for the account (a key's id, or its period's account) when its
+   * committed spend is below `budgetUsd`. `forgetAt` (Unix ms): a periodic account is of no use
+   * after it, and the store may drop it then.
+   */
+  reserve(keyId: string, budgetUsd: number, worstCaseUsd: number, forgetAt?: number): Promise<ReserveResult>;
   /**
    * A shared store's one-step admission: the hold and the rate-limit `draws` checked and taken
    * together in one round trip, or nothing taken. Absent in memory, where reserving and drawing
@@ -55,13 +59,22 @@ export interface BudgetStore {
 export class MemoryBudgets implements BudgetStore {
   readonly #spent: Map<string, number>;
   readonly #reserved = new Map<string, number>();
+  /** Periodic accounts and when they may go (swept at most once a minute). */
+  readonly #forgetAt = new Map<string, number>();
+  readonly #clock: () => number;
+  #nextSweep = 0;
 
-  /** `initialSpend`: lifetime spend per key id from the store. */
-  constructor(initialSpend: ReadonlyMap<string, number> = new Map()) {
+  /** `initialSpend`: spend per account (key ids, period accounts) from the store. */
+  constructor(initialSpend: ReadonlyMap<string, number> = new Map(), clock: () => number = Date.now) {
     this.#spent = new Map(initialSpend);
+    this.#clock = clock;
   }
 
-  reserve(keyId: string, budgetUsd: number, worstCaseUsd: number): Promise<ReserveResult> {
+  reserve(keyId: string, budgetUsd: number, worstCaseUsd: number, forgetAt?: number): Promise<ReserveResult> {
+    if (forgetAt !== undefined) {
+      this.#forgetAt.set(keyId, forgetAt);
+      this.#sweep();
+    }
     const spent = this.spent(keyId);
     const reserved = this.#reserved.get(keyId) ?? 0;
     if (spent + reserved >= budgetUsd)
@@ -92,6 +105,19 @@ export class MemoryBudgets implements BudgetStore {
   /** Outstanding reservations (for tests). */
   reserved(keyId: string): number {
     return this.#reserved.get(keyId) ?? 0;
+  }
+
+  /** Drops the periodic accounts past their time: a long-running process keeps no old periods. */
+  #sweep(): void {
+    const now = this.#clock();
+    if (now < this.#nextSweep) return;
+    this.#nextSweep = now + 60_000;
+    for (const [account, at] of this.#forgetAt)
+      if (at <= now) {
+        this.#forgetAt.delete(account);
+        this.#spent.delete(account);
+        this.#reserved.delete(account);
+      }
   }
 
   #unreserve({ keyId, amountUsd }: Reservation): void {

@@ -11,7 +11,9 @@ import { GatewayError, type FamilyId } from '../ir/index.ts';
 import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
 import { AdmissionRefusal } from '../gateway/admission.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
-import { modelDenied, overBudget } from './admission-policy.ts';
+
+import { modelDenied, overBudget, overPeriodBudget } from './refusals.ts';
+import { periodAccount, periodWindow } from '../keys/budget-period.ts';
 import type { LedgerSink } from '../usage/ledger.ts';
 import { headerRefusalRow } from '../usage/ledger-rows.ts';
 import type { BudgetStore } from './budgets.ts';
@@ -52,7 +54,7 @@ export function createHeaderScreen(
   const screen = async (query: ScreenQuery): Promise<GatewayError | undefined> => {
     const key = keys.byId(query.clientId);
     if (key === undefined) return new GatewayError('authentication', 'Invalid or missing API key');
-    if (key.static && key.budgetUsd === undefined) return undefined;
+    if (key.static && key.budgetUsd === undefined && key.periodBudget === undefined) return undefined;
     const now = clock();
     const { entry, surface } = query;
     const families = entry === undefined ? familiesOf(key) : [entry.family];
@@ -73,6 +75,15 @@ export function createHeaderScreen(
         await report();
         headers['x-should-retry'] = 'false';
         return new AdmissionRefusal(overBudget(spent, key.budgetUsd), headers);
+      }
+    }
+    const period = key.periodBudget;
+    if (period !== undefined) {
+      const spent = budgets.spent(periodAccount(key.id, periodWindow(period.period, now)));
+      if (spent >= period.usd) {
+        await report();
+        headers['x-should-retry'] = 'false';
+        return new AdmissionRefusal(overPeriodBudget(spent, period, now), headers);
       }
     }
     let soonest: { family: FamilyId; wait: AnyRequestWait } | undefined;

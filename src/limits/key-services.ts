@@ -17,6 +17,7 @@ import { MemoryBudgets } from './budgets.ts';
 import { createHeaderScreen } from './header-screen.ts';
 import { MemoryRateLimitStore } from './memory-rate-limit-store.ts';
 import { RateLimiter } from './rate-limiter.ts';
+import { startingSpend } from './starting-spend.ts';
 import type { SharedStores } from './redis/shared-stores.ts';
 
 export interface KeyServices {
@@ -68,7 +69,12 @@ export async function createKeyServices(
   const priced = new Set(config.models.map((entry) => entry.name));
   const ceilings = priceCeilings(config);
   const pricing = new Map(config.models.map((entry) => [entry.name, entry.pricing]));
-  const shared = await sharedStores(config, await store.spend(), logger);
+  const shared = await sharedStores(
+    config,
+    await startingSpend(store, stores.dashboard, clock()),
+    logger,
+    clock,
+  );
   const limiter = new RateLimiter(shared.limits, config.rateLimits);
   const budgets = shared.budgets;
   const families = new Map(config.models.map((entry) => [entry.name, entry.family]));
@@ -137,9 +143,10 @@ async function sharedStores(
   config: Config,
   spend: ReadonlyMap<string, number>,
   logger: Logger,
+  clock: () => number,
 ): Promise<SharedStores> {
   if (config.sharedStore.redisUrl === undefined)
-    return { limits: new MemoryRateLimitStore(), budgets: new MemoryBudgets(spend), redis: undefined };
+    return { limits: new MemoryRateLimitStore(), budgets: new MemoryBudgets(spend, clock), redis: undefined };
   return (await import('./redis/shared-stores.ts')).redisStores(
     config,
     config.sharedStore.redisUrl,

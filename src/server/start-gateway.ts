@@ -39,6 +39,8 @@ export interface GatewayOptions {
   spanExporter?: TracingOptions['exporter'];
   /** A worker of `serve --workers N`: `/metrics` is every worker's, merged by the primary. */
   metricsThroughPrimary?: boolean;
+  /** The clock admission reads (Unix ms; tests move it across a budget period's end). */
+  clock?: () => number;
 }
 
 export async function startGateway(
@@ -77,7 +79,13 @@ export async function startGateway(
     config.tracing,
     options.spanExporter === undefined ? {} : { exporter: options.spanExporter },
   );
-  const services = await createKeyServices(config, stores, log, Date.now, metrics?.ledgerRow);
+  const services = await createKeyServices(
+    config,
+    stores,
+    log,
+    options.clock ?? Date.now,
+    metrics?.ledgerRow,
+  );
   const { keys, store, generatedKey, adminKey, admission, ledger } = services;
   stores.start();
   await services.start();

@@ -91,6 +91,9 @@ describe('the dashboard in a browser', { skip }, () => {
   };
   const cellText = (row: ReturnType<Page['locator']>, column: string): Promise<string> =>
     row.locator(`td[data-column="${column}"]`).innerText();
+  // The exact figure behind the cell's rounded money (shown to significant digits).
+  const costValue = (row: ReturnType<Page['locator']>): Promise<string | null> =>
+    row.locator('td[data-column="cost_usd"]').getAttribute('data-value');
   const number = (text: string): number => Number(text.replace(/[^0-9.]/g, ''));
 
   test('an unauthenticated visit lands on the sign-in page; a client key does not sign in', async () => {
@@ -164,13 +167,13 @@ describe('the dashboard in a browser', { skip }, () => {
       assert.equal(number(await cellText(row, 'requests')), line.requests, line.model);
       assert.equal(number(await cellText(row, 'prompt_tokens')), line.prompt_tokens, line.model);
       assert.equal(number(await cellText(row, 'output_tokens')), line.output_tokens, line.model);
-      assert.equal(Number(await cellText(row, 'cost_usd')), line.cost_usd, line.model);
+      assert.equal(Number(await costValue(row)), line.cost_usd, line.model);
     }
     await page.selectOption('select[data-control="by"]', 'key');
     await page.waitForSelector('[data-table="usage"] tbody tr');
     const keyRow = page.locator('[data-table="usage"] tbody tr', { hasText: 'browser-test' });
     assert.equal(number(await cellText(keyRow, 'requests')), byModel.total.requests);
-    assert.equal(Number(await cellText(keyRow, 'cost_usd')), byModel.total.cost_usd);
+    assert.equal(Number(await costValue(keyRow)), byModel.total.cost_usd);
     const spendSums = JSON.parse(
       (await page.locator('[data-chart="spend"]').getAttribute('data-sums')) ?? '[]',
     ) as number[];

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { createLogger } from '../../src/log/logger.ts';
-import { startGateway, type RunningGateway } from '../../src/server/start-gateway.ts';
+import { startGateway, type GatewayOptions, type RunningGateway } from '../../src/server/start-gateway.ts';
 
 export const testClientKey = 'mg-test-client-key-0123456789';
 
@@ -17,6 +17,7 @@ export interface TestGateway extends RunningGateway {
 export async function startTestGateway(
   environment: Record<string, string> = {},
   configPath?: string,
+  options: GatewayOptions = {},
 ): Promise<TestGateway> {
   const directory = mkdtempSync(join(tmpdir(), 'modelgate-test-'));
   const config = loadConfig(
@@ -43,6 +44,7 @@ export async function startTestGateway(
   const gateway = await startGateway(
     config,
     createLogger(config.logLevel, secrets, (line) => logs.push(line)),
+    options,
   );
   return {
     ...gateway,

@@ -31,6 +31,7 @@ const models = ['A-1', 'A-2', 'A-3', 'B-1', 'B-2', 'C-1', 'C-2', 'C-3'];
 const surfaces = ['alpha', 'beta', 'gamma', 'unified', 'responses'];
 const span = 7 * 24 * 3_600_000;
 const noLimits = {
+  periodBudget: undefined,
   models: undefined,
   budgetUsd: undefined,
   rpm: undefined,

@@ -112,7 +112,14 @@ describe('the PostgreSQL store on a real server', { skip, timeout: 300_000 }, ()
     const store = new PgKeyStore(connection);
     const { key, record } = await store.create(
       'team-a',
-      { models: ['A-2', 'B-1'], budgetUsd: 10, rpm: 5, tpm: 1000, expiresAt: 9_000 },
+      {
+        models: ['A-2', 'B-1'],
+        budgetUsd: 10,
+        periodBudget: { period: 'daily', usd: 2 },
+        rpm: 5,
+        tpm: 1000,
+        expiresAt: 9_000,
+      },
       1_000,
     );
     assert.match(key, /^mg-[A-Za-z0-9_-]{32}$/);
@@ -126,6 +133,7 @@ describe('the PostgreSQL store on a real server', { skip, timeout: 300_000 }, ()
         revokedAt: undefined,
         models: ['A-2', 'B-1'],
         budgetUsd: 10,
+        periodBudget: { period: 'daily', usd: 2 },
         rpm: 5,
         tpm: 1000,
         expiresAt: 9_000,

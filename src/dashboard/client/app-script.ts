@@ -3,12 +3,20 @@
  * the dashboard API, charts with uPlot. Plain JavaScript in a string (no build step, no template
  * literals inside); every request goes to this origin, every change carries the CSRF token.
  */
+import { formatUsd } from '../../usage/money.ts';
+import { keysPageSource } from './keys-script.ts';
+import { requestPagesSource } from './requests-script.ts';
+
 /**
  * The script, its requests page's surface filter offering these surfaces (the registry's) besides
  * `unified`, the ledger's name for the unified path.
  */
 export function appScript(surfaceIds: readonly string[]): string {
-  return appSource.replace('SURFACE_CHOICES', JSON.stringify(['', 'unified', ...surfaceIds]));
+  return appSource
+    .replace('KEYS_PAGE', keysPageSource)
+    .replace('REQUEST_PAGES', requestPagesSource)
+    .replace('FORMAT_USD', formatUsd.toString())
+    .replace('SURFACE_CHOICES', JSON.stringify(['', 'unified', ...surfaceIds]));
 }
 
 const appSource = String.raw`(function () {
@@ -56,7 +64,9 @@ function api(path, options) {
 
 var integer = new Intl.NumberFormat('en-US');
 function count(value) { return integer.format(value); }
-function usd(value) { return '$' + (value < 1 && value > 0 ? value.toFixed(6) : value.toFixed(2)); }
+// Money: the gateway's one formatter (usage/money.ts), its source embedded here.
+FORMAT_USD
+var usd = formatUsd;
 function percent(value) { return (value * 100).toFixed(value > 0 && value < 0.01 ? 2 : 1) + '%'; }
 function ms(value) { return value === null || value === undefined ? '–' : (value >= 1000 ? (value / 1000).toFixed(2) + ' s' : value.toFixed(1) + ' ms'); }
 function rate(value) { return value >= 10 ? value.toFixed(1) : value >= 0.01 || value === 0 ? value.toFixed(3) : value.toPrecision(2); }
@@ -68,15 +78,19 @@ function card(label, value, name) {
   ]);
 }
 
-function table(columns, rows, name) {
+/** A table of rows; with onRow, a row opens (click or Enter) whatever onRow draws for it. */
+function table(columns, rows, name, onRow) {
   if (rows.length === 0) return el('p', { class: 'empty', 'data-table': name, text: 'Nothing in this range yet.' });
   var head = el('tr', null, columns.map(function (column) {
     return el('th', { class: column.num ? 'num' : null, text: column.title });
   }));
   var body = rows.map(function (row) {
-    return el('tr', null, columns.map(function (column) {
+    var open = onRow ? function (event) { if (event.type === 'click' || event.key === 'Enter') onRow(row); } : null;
+    return el('tr', { class: onRow ? 'opens' : null, tabindex: onRow ? '0' : null, onclick: open, onkeydown: open }, columns.map(function (column) {
       var value = column.value(row);
-      var cell = el('td', { class: (column.num ? 'num ' : '') + (column.className ? column.className(row) : ''), 'data-column': column.key || null });
+      // The exact figure behind a rounded one (money), for whoever checks the page against the ledger.
+      var cell = el('td', { class: (column.num ? 'num ' : '') + (column.className ? column.className(row) : ''), 'data-column': column.key || null,
+        'data-value': column.raw ? String(column.raw(row)) : null });
       if (value instanceof Node) cell.appendChild(value); else cell.textContent = value;
       return cell;
     }));
@@ -113,8 +127,13 @@ function chart(title, times, lines, kind, name) {
     var plot = new uPlot({
       width: width,
       height: 220,
-      scales: { x: { time: true } },
+      // A rate (errors) is drawn from 0 to at most 100 %, whatever the data (an empty series too).
+      scales: kind === 'percent'
+        ? { x: { time: true }, y: { range: function (u, min, max) { return [0, max > 0 ? Math.min(1, max * 1.1) : 1]; } } }
+        : { x: { time: true } },
       axes: [{}, { values: axisValues(kind), size: 80 }],
+      // The y axis as drawn, for whoever checks it (the browser tests do).
+      hooks: { setScale: [function (u, key) { if (key === 'y') box.setAttribute('data-y-range', JSON.stringify([u.scales.y.min, u.scales.y.max])); }] },
       series: [{}].concat(lines.map(function (line, index) {
         // Sparse lines (a few buckets with data) are drawn as points too: a lone bucket has no line.
         var filled = line.values.filter(function (value) { return value !== null && value !== 0; }).length;
@@ -191,7 +210,7 @@ function renderUsage() {
         { title: 'cached', key: 'cached_tokens', num: true, value: function (row) { return count(row.cached_tokens); } },
         { title: 'cache write', key: 'cache_write_tokens', num: true, value: function (row) { return count(row.cache_write_tokens); } },
         { title: 'output', key: 'output_tokens', num: true, value: function (row) { return count(row.output_tokens); } },
-        { title: 'cost (USD)', key: 'cost_usd', num: true, value: function (row) { return String(row.cost_usd); } },
+        { title: 'cost (USD)', key: 'cost_usd', num: true, value: function (row) { return usd(row.cost_usd); }, raw: function (row) { return row.cost_usd; } },
       ], data.data, 'usage'),
       el('div', { class: 'charts' }, [
         chart('Spend by ' + state.by, series.t, lines(series.cost_usd), 'usd', 'spend'),
@@ -204,63 +223,7 @@ function renderUsage() {
   });
 }
 
-function renderKeys() {
-  return api('keys?all=true').then(function (data) {
-    var result = el('div', { 'data-role': 'created' });
-    var form = el('form', { class: 'inline', 'data-form': 'create-key' }, [
-      el('label', null, ['Name', el('input', { name: 'name', required: true, maxlength: '100' })]),
-      el('label', null, ['Models (comma-separated, empty: all)', el('input', { name: 'models' })]),
-      el('label', null, ['Budget USD', el('input', { name: 'budget_usd', type: 'number', min: '0', step: 'any' })]),
-      el('label', null, ['Requests / min', el('input', { name: 'rpm', type: 'number', min: '1' })]),
-      el('label', null, ['Tokens / min', el('input', { name: 'tpm', type: 'number', min: '1' })]),
-      el('label', null, ['Expires (30d, 2026-12-31)', el('input', { name: 'expires' })]),
-      el('button', { class: 'primary', type: 'submit', text: 'Create key' }),
-    ]);
-    form.addEventListener('submit', function (event) {
-      event.preventDefault();
-      var fields = new FormData(form);
-      var body = { name: String(fields.get('name')) };
-      var models = String(fields.get('models') || '').split(',').map(function (name) { return name.trim(); }).filter(Boolean);
-      if (models.length > 0) body.models = models;
-      ['budget_usd', 'rpm', 'tpm'].forEach(function (name) { var value = String(fields.get(name) || ''); if (value !== '') body[name] = Number(value); });
-      var expires = String(fields.get('expires') || '').trim();
-      if (expires !== '') body.expires = expires;
-      api('keys', { method: 'POST', body: body }).then(function (created) {
-        show().then(function () {
-          var box = document.querySelector('[data-role="created"]');
-          box.replaceChildren(el('div', { class: 'secret' }, [
-            el('strong', { text: 'Key "' + created.name + '" created. Copy it now: it is shown only once.' }), el('br'),
-            el('code', { 'data-secret': 'key', text: created.key }),
-          ]));
-        });
-      }).catch(function (error) { result.replaceChildren(el('p', { class: 'error', text: error.message })); });
-    });
-    return [
-      el('h1', { text: 'Keys' }),
-      form,
-      result,
-      el('h2', { text: 'All keys' }),
-      table([
-        { title: 'name', key: 'name', value: function (key) { return key.name; } },
-        { title: 'status', key: 'status', value: function (key) { return key.status; }, className: function (key) { return key.status === 'active' ? 'status-ok' : 'status-bad'; } },
-        { title: 'models', value: function (key) { return key.models === null ? 'all' : key.models.join(', '); } },
-        { title: 'rpm', num: true, value: function (key) { return key.rpm === null ? '–' : count(key.rpm); } },
-        { title: 'tpm', num: true, value: function (key) { return key.tpm === null ? '–' : count(key.tpm); } },
-        { title: 'budget', num: true, value: function (key) { return key.budget_usd === null ? '–' : usd(key.budget_usd); } },
-        { title: 'spent', key: 'spent_usd', num: true, value: function (key) { return String(key.spent_usd); } },
-        { title: 'expires', value: function (key) { return key.expires_at === null ? 'never' : key.expires_at.slice(0, 16).replace('T', ' '); } },
-        { title: '', value: function (key) {
-          if (key.status !== 'active') return '';
-          return el('button', { class: 'danger', type: 'button', 'data-revoke': key.name, text: 'Revoke', onclick: function () {
-            if (!confirm('Revoke key "' + key.name + '"? Its next request is refused.')) return;
-            api('keys/' + encodeURIComponent(key.id), { method: 'DELETE' }).then(show).catch(function (error) { alert(error.message); });
-          } });
-        } },
-      ], data.data, 'keys'),
-    ];
-  });
-}
-
+KEYS_PAGE
 function breakerClass(state) { return 'state-' + state; }
 
 function renderModels() {
@@ -304,74 +267,7 @@ function renderModels() {
   });
 }
 
-var requestFilter = {};
-var requestColumns = [
-  { title: 'time (UTC)', value: function (row) { return row.created_at.slice(0, 19).replace('T', ' '); } },
-  { title: 'request', value: function (row) { return row.request_id + (row.attempt > 1 ? ' #' + row.attempt : ''); } },
-  { title: 'key', key: 'key', value: function (row) { return row.key; } },
-  { title: 'surface', key: 'surface', value: function (row) { return row.surface; } },
-  { title: 'model', key: 'model', value: function (row) { return row.model; } },
-  { title: 'status', num: true, value: function (row) { return String(row.status); } },
-  { title: 'outcome', key: 'outcome', value: function (row) { return row.outcome + (row.error ? ' (' + row.error + ')' : ''); }, className: function (row) { return row.outcome === 'ok' ? 'status-ok' : 'status-bad'; } },
-  { title: 'prompt', key: 'prompt_tokens', num: true, value: function (row) { return count(row.prompt_tokens); } },
-  { title: 'output', key: 'output_tokens', num: true, value: function (row) { return count(row.output_tokens); } },
-  { title: 'cost (USD)', num: true, value: function (row) { return String(row.cost_usd); } },
-  { title: 'latency', num: true, value: function (row) { return ms(row.latency_ms); } },
-];
-
-function renderRequests() {
-  var query = Object.keys(requestFilter).filter(function (name) { return requestFilter[name]; })
-    .map(function (name) { return name + '=' + encodeURIComponent(requestFilter[name]); }).join('&');
-  return api('requests?' + query).then(function (data) {
-    var form = el('form', { class: 'inline', 'data-form': 'filter' }, [
-      el('label', null, ['Key (name or id)', el('input', { name: 'key', value: requestFilter.key || '' })]),
-      el('label', null, ['Model', el('input', { name: 'model', value: requestFilter.model || '' })]),
-      el('label', null, ['Surface', el('select', { name: 'surface' }, SURFACE_CHOICES.map(function (name) {
-        return el('option', { value: name, selected: (requestFilter.surface || '') === name, text: name || 'any' }); }))]),
-      el('label', null, ['Outcome', el('select', { name: 'outcome' }, ['', 'ok', 'error', 'failed', 'aborted', 'rejected'].map(function (name) {
-        return el('option', { value: name, selected: (requestFilter.outcome || '') === name, text: name || 'any' }); }))]),
-      el('button', { class: 'primary', type: 'submit', text: 'Filter' }),
-    ]);
-    form.addEventListener('submit', function (event) {
-      event.preventDefault();
-      var fields = new FormData(form);
-      requestFilter = { key: fields.get('key'), model: fields.get('model'), surface: fields.get('surface'), outcome: fields.get('outcome') };
-      show();
-    });
-    var pager = el('div', { class: 'pager' }, [
-      requestFilter.before ? el('button', { type: 'button', text: 'Newest', onclick: function () { delete requestFilter.before; show(); } }) : null,
-      data.next_before ? el('button', { type: 'button', 'data-page': 'older', text: 'Older', onclick: function () { requestFilter.before = data.next_before; show(); } }) : null,
-    ]);
-    var partial = data.next_before && data.data.length < 50
-      ? el('p', { class: 'muted', text: 'Searched part of the ledger: older rows may match (Older searches further back).' }) : null;
-    return [el('h1', { text: 'Requests' }), form, el('h2', { text: 'Ledger rows, newest first (no bodies are kept)' }), table(requestColumns, data.data, 'requests'), partial, pager];
-  });
-}
-
-function renderTail() {
-  var rows = [];
-  var body = el('tbody');
-  var status = el('span', { class: 'muted', 'data-role': 'tail-status', text: 'connecting…' });
-  var source = new EventSource('/dashboard/api/tail');
-  source.onopen = function () { status.textContent = 'live'; };
-  source.onerror = function () { status.textContent = 'disconnected (retrying)'; };
-  source.addEventListener('row', function (event) {
-    var row = JSON.parse(event.data);
-    rows.unshift(row);
-    var cells = [row.created_at.slice(11, 19), row.request_id, row.key_id, row.surface, row.model, String(row.status), row.outcome,
-      count(row.prompt_tokens), count(row.output_tokens), String(row.cost_usd), ms(row.latency_ms)];
-    body.insertBefore(el('tr', null, cells.map(function (cell) { return el('td', { text: cell }); })), body.firstChild);
-    while (body.children.length > 200) body.removeChild(body.lastChild);
-  });
-  cleanups.push(function () { source.close(); });
-  var head = el('tr', null, ['time', 'request', 'key', 'surface', 'model', 'status', 'outcome', 'prompt', 'output', 'cost', 'latency'].map(function (title) { return el('th', { text: title }); }));
-  return Promise.resolve([
-    el('h1', { text: 'Live tail' }),
-    el('div', { class: 'toolbar' }, [status, el('span', { class: 'muted', text: 'Ledger rows as they are recorded (last 200).' })]),
-    el('div', { class: 'table-wrap' }, [el('table', { 'data-table': 'tail' }, [el('thead', null, [head]), body])]),
-  ]);
-}
-
+REQUEST_PAGES
 var pages = { overview: renderOverview, usage: renderUsage, keys: renderKeys, models: renderModels, requests: renderRequests, tail: renderTail };
 
 function show() {
@@ -383,7 +279,8 @@ function show() {
   return pages[name]().then(function (nodes) {
     charts.forEach(function (plot) { plot.destroy(); });
     charts = [];
-    main.replaceChildren.apply(main, nodes);
+    // A page leaves out what it has nothing for (null): never drawn, not even as text.
+    main.replaceChildren.apply(main, nodes.filter(function (node) { return node !== null && node !== undefined; }));
     main.setAttribute('data-page', name);
   }).catch(function (error) {
     main.replaceChildren(el('p', { class: 'error', text: error.message }));

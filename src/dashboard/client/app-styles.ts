@@ -46,4 +46,13 @@ form.inline label { display: flex; flex-direction: column; gap: 4px; color: var(
 .login .hint { color: var(--muted); font-size: 12px; margin: 0; }
 .pager { display: flex; gap: 8px; margin-top: 10px; }
 .muted { color: var(--muted); }
+.tag { font-size: 11px; padding: 1px 6px; border-radius: 8px; background: #eef2f8; color: var(--muted); }
+tr.opens { cursor: pointer; }
+tr.opens:hover, tr.opens:focus { background: #f2f6fd; outline: none; }
+.detail { background: var(--panel); border: 1px solid var(--line); border-radius: 10px; padding: 12px 16px; margin-top: 16px; }
+.detail-head { display: flex; justify-content: space-between; align-items: center; }
+.detail-head h2 { margin: 0; }
+.detail dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 12px 0 0; }
+.detail dt { color: var(--muted); }
+.detail dd { margin: 0; font-variant-numeric: tabular-nums; word-break: break-all; }
 `;

@@ -51,10 +51,17 @@ export class RedisBudgets implements BudgetStore {
       };
   }
 
-  async reserve(keyId: string, budgetUsd: number, worstCaseUsd: number): Promise<ReserveResult> {
+  async reserve(
+    keyId: string,
+    budgetUsd: number,
+    worstCaseUsd: number,
+    forgetAt?: number,
+  ): Promise<ReserveResult> {
     const hold = { keyId, budgetUsd, worstCaseUsd };
     const id = randomUUID();
-    return this.#reserved(hold, id, await this.#hold('modelgateReserve', hold, id, [], []));
+    // `lua/reserve.lua`'s ARGV[6]: the account's keys expire then (0: never).
+    const reply = await this.#hold('modelgateReserve', hold, id, [], [forgetAt ?? 0]);
+    return this.#reserved(hold, id, reply);
   }
 
   /** Runs a hold script (budget keys first, then `keys`; the hold's arguments, then `args`). */

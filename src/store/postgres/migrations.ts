@@ -128,6 +128,9 @@ export const postgresMigrations: readonly string[] = [
      expires_at BIGINT NOT NULL
    );
    ${pgRollupBackfillSql}`,
+  // Periodic budgets: so much per UTC day, week or month (keys/budget-period.ts), beside the lifetime one.
+  `ALTER TABLE client_keys ADD COLUMN budget_period TEXT;
+   ALTER TABLE client_keys ADD COLUMN period_budget_usd DOUBLE PRECISION;`,
 ];
 
 /** Any fixed number: the lock only serialises modelgate's own migrations. */

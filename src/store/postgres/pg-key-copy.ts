@@ -6,7 +6,7 @@
  * While the server is unreachable the copy stays as last read (keys keep working, a revoke made
  * elsewhere applies once it answers again); the state change is logged once.
  */
-import { activeKeyRow, type ActiveKeyRow, type KeySource } from '../../keys/key-store.ts';
+import { activeKeyColumns, activeKeyRow, type ActiveKeyRow, type KeySource } from '../../keys/key-store.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { PgConnection } from './connection.ts';
 
@@ -83,8 +83,7 @@ export class PgKeyCopy implements KeySource {
     if (!force && generation === this.#serverGeneration) return;
     // Read after the generation: a change landing in between makes the next poll read again.
     const rows = await this.#connection.query<Parameters<typeof activeKeyRow>[0]>(
-      `SELECT id, name, key_hash, models, budget_usd, rpm, tpm, expires_at
-       FROM client_keys WHERE revoked_at IS NULL`,
+      `SELECT ${activeKeyColumns} FROM client_keys WHERE revoked_at IS NULL`,
     );
     this.#keys = rows.map(activeKeyRow);
     this.#serverGeneration = generation;

@@ -33,7 +33,7 @@ export class PgKeyStore implements KeyStore {
     const row = newKeyRow(name, policy, now);
     await this.#changing(row.name, () =>
       this.#connection.query(
-        `INSERT INTO client_keys (${newKeyColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        `INSERT INTO client_keys (${newKeyColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
         row.values,
       ),
     );

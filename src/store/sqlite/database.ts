@@ -120,6 +120,9 @@ export const migrations: readonly string[] = [
      expires_at INTEGER NOT NULL
    );
    ${rollupBackfillSql}`,
+  // Periodic budgets: so much per UTC day, week or month (keys/budget-period.ts), beside the lifetime one.
+  `ALTER TABLE client_keys ADD COLUMN budget_period TEXT;
+   ALTER TABLE client_keys ADD COLUMN period_budget_usd REAL;`,
 ];
 
 export type Database = DatabaseSync;

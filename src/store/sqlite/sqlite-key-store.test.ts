@@ -9,7 +9,14 @@ test('create returns the key once; the store and listings hold no key material',
   const store = new SqliteKeyStore(database);
   const { key, record } = await store.create(
     'team-a',
-    { models: ['A-2', 'B-1'], budgetUsd: 10, rpm: 5, tpm: 1000, expiresAt: 9_000 },
+    {
+      models: ['A-2', 'B-1'],
+      budgetUsd: 10,
+      periodBudget: { period: 'daily', usd: 2 },
+      rpm: 5,
+      tpm: 1000,
+      expiresAt: 9_000,
+    },
     1_000,
   );
   assert.match(key, /^mg-[A-Za-z0-9_-]{32}$/);
@@ -23,6 +30,7 @@ test('create returns the key once; the store and listings hold no key material',
       revokedAt: undefined,
       models: ['A-2', 'B-1'],
       budgetUsd: 10,
+      periodBudget: { period: 'daily', usd: 2 },
       rpm: 5,
       tpm: 1000,
       expiresAt: 9_000,

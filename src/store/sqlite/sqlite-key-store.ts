@@ -6,6 +6,7 @@
  */
 import type { Database } from './database.ts';
 import {
+  activeKeyColumns,
   activeKeyRow,
   recordColumns,
   toRecord,
@@ -37,7 +38,7 @@ export class SqliteKeyStore implements KeyStore, KeySource {
     const row = newKeyRow(name, policy, now);
     if (this.#activeByName(row.name) !== undefined) throw nameTaken(row.name);
     this.#database
-      .prepare(`INSERT INTO client_keys (${newKeyColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .prepare(`INSERT INTO client_keys (${newKeyColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(...row.values);
     return Promise.resolve({ key: row.key, record: this.#get(row.id) });
   }
@@ -78,10 +79,7 @@ export class SqliteKeyStore implements KeyStore, KeySource {
 
   activeKeys(): ActiveKeyRow[] {
     const rows = this.#database
-      .prepare(
-        `SELECT id, name, key_hash, models, budget_usd, rpm, tpm, expires_at
-         FROM client_keys WHERE revoked_at IS NULL`,
-      )
+      .prepare(`SELECT ${activeKeyColumns} FROM client_keys WHERE revoked_at IS NULL`)
       .all() as unknown as Parameters<typeof activeKeyRow>[0][];
     return rows.map(activeKeyRow);
   }
