@@ -152,6 +152,11 @@ export interface Config {
   responses: {
     /** Stored Responses API answers (`previous_response_id`, GET/DELETE): kept this long, then purged. */
     retentionMs: number;
+    /**
+     * One stored response at most (its own input items and its answer, as JSON characters): a
+     * turn whose input is larger answers with `store: false`; an answer that makes it larger is not kept.
+     */
+    maxStoredBytes: number;
     /** Built-in tools (`web_search`…): a 400 naming the tool, or dropped with a `warning` header. */
     builtInTools: BuiltInToolPolicy;
   };

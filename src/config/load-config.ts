@@ -217,6 +217,8 @@ const fileSchema = z.strictObject({
   responses: z
     .strictObject({
       retentionDays: z.number().positive().max(3650).optional(),
+      // One stored response's JSON at most (its own input and answer); default 1 MiB.
+      maxStoredBytes: positiveInteger.max(256 * 1024 * 1024).optional(),
       builtInTools: z.enum(['reject', 'drop']).optional(),
     })
     .optional(),
@@ -305,6 +307,7 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
     },
     responses: {
       retentionMs: (file.responses?.retentionDays ?? 30) * 86_400_000,
+      maxStoredBytes: file.responses?.maxStoredBytes ?? 1024 * 1024,
       builtInTools: file.responses?.builtInTools ?? 'reject',
     },
     images: {

@@ -262,7 +262,7 @@ export function overBudget(spentUsd: number, budgetUsd: number): GatewayError {
   );
 }
 
-function rateLimited(
+export function rateLimited(
   refusal: Refusal,
   family: string,
   limits: { requestsPerMinute: number; tokensPerMinute: number },

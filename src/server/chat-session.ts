@@ -29,6 +29,10 @@ export async function openSession(
     dependencies.responses,
     now,
     dependencies.logger,
-    dependencies.config.responses.builtInTools,
+    {
+      builtInTools: dependencies.config.responses.builtInTools,
+      maxStoredBytes: dependencies.config.responses.maxStoredBytes,
+      maxChainChars: dependencies.config.bodyLimitBytes,
+    },
   );
 }

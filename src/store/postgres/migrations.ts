@@ -128,6 +128,8 @@ export const postgresMigrations: readonly string[] = [
      expires_at BIGINT NOT NULL
    );
    ${pgRollupBackfillSql}`,
+  // Stored responses by reference (see the embedded store's migration of the same name).
+  `ALTER TABLE responses ADD COLUMN previous_id TEXT`,
 ];
 
 /** Any fixed number: the lock only serialises modelgate's own migrations. */

@@ -120,6 +120,9 @@ export const migrations: readonly string[] = [
      expires_at INTEGER NOT NULL
    );
    ${rollupBackfillSql}`,
+  // Stored responses by reference: a continuation keeps only its own input and a pointer to the
+  // response it continued (older rows, with no pointer, hold their whole conversation).
+  `ALTER TABLE responses ADD COLUMN previous_id TEXT`,
 ];
 
 export type Database = DatabaseSync;
