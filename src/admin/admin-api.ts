@@ -288,7 +288,7 @@ export async function usage(
   let keyIds: string[] | undefined;
   if (keyText !== null) {
     keyIds = [...names].filter(([id, name]) => name === keyText || id === keyText).map(([id]) => id);
-    if (keyIds.length === 0 && /^static-\d+$/.test(keyText)) keyIds = [keyText];
+    if (keyIds.length === 0 && staticIdPattern.test(keyText)) keyIds = [keyText];
     if (keyIds.length === 0) throw new AdminError(404, 'not_found', 'no key with that name or id');
   }
   return dependencies.usage.report(
@@ -296,6 +296,9 @@ export async function usage(
     names,
   );
 }
+
+/** A static key's id (`keys/client-keys.ts`, `staticKeyId`): its usage is found by it. */
+const staticIdPattern = /^static-[0-9a-f]{12}$/;
 
 /** `24h` means 24 hours ago; a date is taken as is. */
 function pastMoment(text: string, now: number, name: string): number {
