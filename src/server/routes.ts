@@ -24,8 +24,8 @@ const healthz: Route = ({ request, pathname, answer, baseHeaders }) => {
   else methodNotAllowed(defaultSurface, request.method, pathname, 'GET', answer, baseHeaders);
 };
 
-const metrics: Route = ({ request, response, baseHeaders }, { dependencies }) =>
-  metricsRoute(request, response, dependencies.metricsEndpoint, baseHeaders);
+const metrics: Route = ({ request, response, baseHeaders }, { dependencies, throttle }) =>
+  metricsRoute(request, response, dependencies.metricsEndpoint, baseHeaders, throttle);
 
 const admin: Route = ({ request, response, pathname, search, answer }, state) =>
   adminRoute(request, pathname, search, state.admin, state.dependencies.logger, answer, () => {
