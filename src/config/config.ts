@@ -89,6 +89,8 @@ export interface ImageFetchConfig {
   maxBytes: number;
   /** Whole fetch (connect, headers, body), in milliseconds. */
   timeoutMs: number;
+  /** Images fetched at most for one request (more is a 400); fetched at most 4 at a time. */
+  maxPerRequest: number;
 }
 
 export interface Config {

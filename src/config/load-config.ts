@@ -209,6 +209,7 @@ const fileSchema = z.strictObject({
       fetch: z.boolean().optional(),
       maxBytes: positiveInteger.max(50 * 1024 * 1024).optional(),
       timeoutMs: positiveInteger.max(60_000).optional(),
+      maxPerRequest: positiveInteger.max(1000).optional(),
     })
     .optional(),
   limits: limitsSchema.optional(),
@@ -314,6 +315,7 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
       enabled: file.images?.fetch ?? false,
       maxBytes: file.images?.maxBytes ?? 5 * 1024 * 1024,
       timeoutMs: file.images?.timeoutMs ?? 5_000,
+      maxPerRequest: file.images?.maxPerRequest ?? 20,
     },
     logLevel: logLevel(environment.LOG_LEVEL) ?? file.logLevel ?? 'info',
     sharedStore: sharedStoreConfig(file, environment),
