@@ -17,6 +17,7 @@ import type { ModelResolver } from '../gateway/resolve-model.ts';
 import type { JsonObject } from '../ir/index.ts';
 import type { AdminKey } from '../keys/admin-key.ts';
 import type { ClientKeys } from '../keys/client-keys.ts';
+import type { LoginThrottle } from '../keys/login-throttle.ts';
 import {
   KeyStoreError,
   type KeyChanges,
@@ -31,6 +32,8 @@ import { isUsageGrouping, type UsageReport, type UsageReports } from '../usage/r
 
 export interface AdminDependencies {
   adminKey: AdminKey;
+  /** Admin-key guesses per client address (shared with the dashboard's sign-in and `/metrics`). */
+  throttle: LoginThrottle;
   store: KeyStore;
   /** Reloaded after every change, so a change applies to the next request. */
   keys: ClientKeys;
@@ -47,6 +50,8 @@ export interface AdminRequest {
   search: URLSearchParams;
   /** The bearer credential presented, if any. */
   credential: string | undefined;
+  /** The client's address (the connection's), for the guessing throttle. */
+  address?: string | undefined;
   /** Reads and parses the JSON body (only called for POST and PATCH). */
   body: () => Promise<unknown>;
 }
@@ -60,12 +65,26 @@ export class AdminError extends Error {
   override name = 'AdminError';
   readonly status: number;
   readonly code: string;
+  /** Seconds to wait before trying again (a 429), sent as `retry-after`. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(status: number, code: string, message: string) {
+  constructor(status: number, code: string, message: string, retryAfterSeconds?: number) {
     super(message);
     this.status = status;
     this.code = code;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
+}
+
+/** Too many wrong admin keys from one address: a 429 until its minute is over. */
+export function tooManyGuesses(lockedForMs: number): AdminError {
+  const seconds = Math.ceil(lockedForMs / 1000);
+  return new AdminError(
+    429,
+    'rate_limited',
+    `Too many wrong admin keys from this address: try again in ${seconds} s.`,
+    seconds,
+  );
 }
 
 /** A-shaped error body (the admin API speaks JSON like the A surface). */
@@ -89,8 +108,12 @@ export async function handleAdmin(
       'admin_disabled',
       'The admin API is disabled: set MODELGATE_ADMIN_KEY to enable it',
     );
+  const address = request.address ?? '';
+  const lockedFor = dependencies.throttle.reserve(address);
+  if (lockedFor > 0) throw tooManyGuesses(lockedFor);
   if (!dependencies.adminKey.verify(request.credential))
     throw new AdminError(401, 'invalid_admin_key', 'Invalid or missing admin key');
+  dependencies.throttle.succeeded(address);
   return routeAdmin(request, dependencies);
 }
 
@@ -322,7 +345,7 @@ export async function usage(
   let keyIds: string[] | undefined;
   if (keyText !== null) {
     keyIds = [...names].filter(([id, name]) => name === keyText || id === keyText).map(([id]) => id);
-    if (keyIds.length === 0 && /^static-\d+$/.test(keyText)) keyIds = [keyText];
+    if (keyIds.length === 0 && staticIdPattern.test(keyText)) keyIds = [keyText];
     if (keyIds.length === 0) throw new AdminError(404, 'not_found', 'no key with that name or id');
   }
   return dependencies.usage.report(
@@ -330,6 +353,9 @@ export async function usage(
     names,
   );
 }
+
+/** A static key's id (`keys/client-keys.ts`, `staticKeyId`): its usage is found by it. */
+const staticIdPattern = /^static-[0-9a-f]{12}$/;
 
 /** `24h` means 24 hours ago; a date is taken as is. */
 function pastMoment(text: string, now: number, name: string): number {

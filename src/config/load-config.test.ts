@@ -66,9 +66,18 @@ test('JSON files work too', () => {
 });
 
 test('image fetching is off unless the file turns it on; caps are validated', () => {
-  assert.deepEqual(loadConfig({}).images, { enabled: false, maxBytes: 5 * 1024 * 1024, timeoutMs: 5000 });
-  const on = loadConfig({}, writeConfig('images: { fetch: true, maxBytes: 1000000, timeoutMs: 2000 }\n'));
-  assert.deepEqual(on.images, { enabled: true, maxBytes: 1_000_000, timeoutMs: 2000 });
+  assert.deepEqual(loadConfig({}).images, {
+    enabled: false,
+    maxBytes: 5 * 1024 * 1024,
+    timeoutMs: 5000,
+    maxPerRequest: 20,
+  });
+  const on = loadConfig(
+    {},
+    writeConfig('images: { fetch: true, maxBytes: 1000000, timeoutMs: 2000, maxPerRequest: 3 }\n'),
+  );
+  assert.deepEqual(on.images, { enabled: true, maxBytes: 1_000_000, timeoutMs: 2000, maxPerRequest: 3 });
+  assert.throws(() => loadConfig({}, writeConfig('images: { maxPerRequest: 0 }\n')), /images\.maxPerRequest/);
   assert.throws(() => loadConfig({}, writeConfig('images: { maxBytes: 0 }\n')), /images\.maxBytes/);
   assert.throws(() => loadConfig({}, writeConfig('images: { follow: true }\n')), /follow/);
 });

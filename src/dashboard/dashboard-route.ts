@@ -31,7 +31,6 @@ import {
   securityHeaders,
 } from './http.ts';
 import { LiveTail, type WatchedLedger } from './live-tail.ts';
-import { LoginThrottle } from './login-throttle.ts';
 import { budgetBurnDown, isUsageDimension, modelStats, overview, usageBreakdown } from './queries.ts';
 import { parseRange } from './ranges.ts';
 import { keyListing } from './key-listing.ts';
@@ -54,10 +53,9 @@ export function createDashboard(
   ledger: WatchedLedger,
   logger: Logger,
 ): Dashboard {
-  const sessions = new DashboardSessions(store, admin.clock);
+  const sessions = new DashboardSessions(store, admin.clock, (id) => admin.adminKey.bind(id));
   const tail = new LiveTail(ledger);
-  const throttle = new LoginThrottle(admin.clock);
-  const context: DashboardContext = { admin, store, sessions, tail, throttle };
+  const context: DashboardContext = { admin, store, sessions, tail };
   return {
     async handle(request, response, pathname, search) {
       try {
@@ -89,7 +87,6 @@ interface DashboardContext {
   store: DashboardStore;
   sessions: DashboardSessions;
   tail: LiveTail;
-  throttle: LoginThrottle;
 }
 
 async function route(
@@ -165,7 +162,8 @@ async function login(
     return;
   }
   const address = request.socket.remoteAddress ?? '';
-  const lockedFor = context.throttle.lockedFor(address);
+  // Decided and counted at once, before the form is read: concurrent tries cannot race the check.
+  const lockedFor = context.admin.throttle.reserve(address);
   if (lockedFor > 0) {
     const seconds = Math.ceil(lockedFor / 1000);
     send(
@@ -183,11 +181,10 @@ async function login(
   const form = new URLSearchParams(await readBody(request, 4_096));
   // Only the admin key signs in: a client key, however valid on the model routes, is refused.
   if (!adminKey.verify(form.get('key') ?? undefined)) {
-    context.throttle.failed(address);
     send(response, 401, 'text/html; charset=utf-8', loginPage('That is not the admin key.'));
     return;
   }
-  context.throttle.succeeded(address);
+  context.admin.throttle.succeeded(address);
   const { id } = await context.sessions.create();
   redirect(response, '/dashboard', { 'set-cookie': sessionCookie(request, id, sessionLifetimeMs / 1000) });
 }

@@ -9,6 +9,7 @@ import { addUsageSums, emptyUsageSums, roundUsd, type UsageSums } from '../usage
 import { deploymentSeparator } from '../store/rollup-backfill.ts';
 import { hourMs } from '../usage/rollups.ts';
 import { addHistogram, quantile, quantiles, type Histogram } from './percentiles.ts';
+import { otherRow, topRows } from './top-rows.ts';
 import { dayAndMonthStart, pointIndex, pointsOf, seriesRange, windowParts, type Range } from './ranges.ts';
 
 type BucketRow = UsageSums & { bucket: number };
@@ -176,20 +177,29 @@ export async function usageBreakdown(
   }
   const lineNames = drawn.map(label);
   if (groups.length > maxLines) lineNames.push('other');
+  const tableRow = (group: GroupTotals, name: string, keyId: string | null): JsonObject => ({
+    [by]: name,
+    ...(by === 'key' ? { key_id: keyId } : {}),
+    requests: group.requests,
+    errors: group.errors,
+    prompt_tokens: group.prompt_tokens,
+    cached_tokens: group.cached_tokens,
+    cache_write_tokens: group.cache_write_tokens,
+    output_tokens: group.output_tokens,
+    cost_usd: roundUsd(group.cost_usd),
+  });
+  // The table: the largest by spend, the rest summed as "other" (`top-rows.ts`).
+  const { kept, rest } = topRows(groups, (group) => group.cost_usd);
+  const data = kept.map((group) => tableRow(group, label(group.grp), group.grp));
+  if (rest.length > 0) {
+    const other: GroupTotals = { ...emptyUsageSums(), grp: otherRow };
+    for (const group of rest) addUsageSums(other, group);
+    data.push(tableRow(other, otherRow, null));
+  }
   return {
     range: range.name,
     by,
-    data: groups.map((group) => ({
-      [by]: label(group.grp),
-      ...(by === 'key' ? { key_id: group.grp } : {}),
-      requests: group.requests,
-      errors: group.errors,
-      prompt_tokens: group.prompt_tokens,
-      cached_tokens: group.cached_tokens,
-      cache_write_tokens: group.cache_write_tokens,
-      output_tokens: group.output_tokens,
-      cost_usd: roundUsd(group.cost_usd),
-    })),
+    data,
     series: {
       t: points.map((point) => point / 1000),
       names: lineNames,
@@ -265,6 +275,16 @@ interface DeploymentRow {
   overhead_count: number;
 }
 
+const deploymentSums = [
+  'requests',
+  'errors',
+  'attempts',
+  'retries',
+  'fallbacks',
+  'overhead_ms',
+  'overhead_count',
+] as const;
+
 export async function modelStats(store: DashboardStore, range: Range): Promise<JsonObject[]> {
   const merged = new Map<string, DeploymentRow>();
   for (const part of windowParts(range))
@@ -278,19 +298,25 @@ export async function modelStats(store: DashboardStore, range: Range): Promise<J
     )) {
       const sum = merged.get(row.value);
       if (sum === undefined) merged.set(row.value, { ...row });
-      else
-        for (const field of [
-          'requests',
-          'errors',
-          'attempts',
-          'retries',
-          'fallbacks',
-          'overhead_ms',
-          'overhead_count',
-        ] as const)
-          sum[field] += row[field];
+      else for (const field of deploymentSums) sum[field] += row[field];
     }
-  const rows = [...merged.values()].sort((left, right) => left.value.localeCompare(right.value));
+  // The busiest `maxTableRows` model × deployment rows, the rest summed as "other" (`top-rows.ts`).
+  const { kept, rest } = topRows([...merged.values()], (row) => row.requests);
+  const rows = kept.sort((left, right) => left.value.localeCompare(right.value));
+  if (rest.length > 0) {
+    const other: DeploymentRow = {
+      value: otherRow,
+      requests: 0,
+      errors: 0,
+      attempts: 0,
+      retries: 0,
+      fallbacks: 0,
+      overhead_ms: 0,
+      overhead_count: 0,
+    };
+    for (const row of rest) for (const field of deploymentSums) other[field] += row[field];
+    rows.push(other);
+  }
   const latency = await modelLatency(
     store,
     range,

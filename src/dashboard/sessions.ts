@@ -1,10 +1,11 @@
 /**
  * Dashboard sessions, kept in the store so every worker process, every instance on one
- * PostgreSQL, and a restart see the same sign-ins: the store holds only a SHA-256 digest of the
- * session id, so reading the database does not let anyone sign in. Each session has its CSRF
+ * PostgreSQL, and a restart see the same sign-ins: the store holds only a digest of the session
+ * id bound to the admin key that signed in (`AdminKey.bind`, an HMAC), so reading the database
+ * does not let anyone sign in, and rotating the admin key ends every session made with the old one. Each session has its CSRF
  * token (random, compared in constant time) and a fixed expiry; signing out deletes it. Expired sessions are removed as new ones are made.
  */
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DashboardStore } from '../store/dashboard-store.ts';
 
 /** How long a sign-in lasts (the cookie's Max-Age too). */
@@ -18,10 +19,13 @@ export interface Session {
 export class DashboardSessions {
   readonly #store: DashboardStore;
   readonly #clock: () => number;
+  /** The stored digest of a session id, bound to the admin key. */
+  readonly #digest: (id: string) => string;
 
-  constructor(store: DashboardStore, clock: () => number) {
+  constructor(store: DashboardStore, clock: () => number, digest: (id: string) => string) {
     this.#store = store;
     this.#clock = clock;
+    this.#digest = digest;
   }
 
   /** A new session: its id (for the cookie only) and its CSRF token. */
@@ -31,7 +35,7 @@ export class DashboardSessions {
     const id = randomBytes(32).toString('base64url');
     const session = { csrf: randomBytes(24).toString('base64url'), expiresAt: now + sessionLifetimeMs };
     await this.#store.run('INSERT INTO dashboard_sessions VALUES (?, ?, ?)', [
-      digest(id),
+      this.#digest(id),
       session.csrf,
       session.expiresAt,
     ]);
@@ -42,14 +46,14 @@ export class DashboardSessions {
     if (id === undefined || id.length === 0 || id.length > 100) return undefined;
     const [row] = await this.#store.all<{ csrf: string; expires_at: number }>(
       'SELECT csrf, expires_at FROM dashboard_sessions WHERE id_hash = ?',
-      [digest(id)],
+      [this.#digest(id)],
     );
     if (row === undefined || row.expires_at <= this.#clock()) return undefined;
     return { csrf: row.csrf, expiresAt: row.expires_at };
   }
 
   async delete(id: string): Promise<void> {
-    await this.#store.run('DELETE FROM dashboard_sessions WHERE id_hash = ?', [digest(id)]);
+    await this.#store.run('DELETE FROM dashboard_sessions WHERE id_hash = ?', [this.#digest(id)]);
   }
 }
 
@@ -57,8 +61,4 @@ export class DashboardSessions {
 export function csrfMatches(session: Session, presented: string | undefined): boolean {
   if (presented === undefined || presented.length !== session.csrf.length) return false;
   return timingSafeEqual(Buffer.from(presented), Buffer.from(session.csrf));
-}
-
-function digest(id: string): string {
-  return hash('sha256', id, 'base64url');
 }

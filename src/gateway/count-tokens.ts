@@ -3,19 +3,21 @@
  * for every model of every family. A model of the surface's own family with a real upstream is
  * asked at the upstream's own count endpoint (the client's body, model and credential replaced);
  * otherwise, or when that upstream has no such endpoint, the count is estimated locally
- * (prompt-tokens.ts) and the answer says so in `x-modelgate-token-count: estimate`. Never billed,
- * never sent to a chat endpoint, not counted against the key's rate limits; the key's model
- * restriction applies.
+ * (prompt-tokens.ts, sliced like a chat request's count) and the answer says so in
+ * `x-modelgate-token-count: estimate`. Never billed, never sent to a chat endpoint; admitted before
+ * any upstream is asked (`CountCall.admit`: the key's model restriction, a spent budget refused, one
+ * request — no tokens — against the key's requests per minute on the model's family).
  */
 import { familyCodec } from '../surfaces/registry.ts';
 import { readUpstreamError } from '../codecs/shared/upstream-errors.ts';
 import type { HeaderMap, SurfaceRoute } from '../codecs/codec.ts';
 import type { SurfaceCodec, TokenCount, TokenCounting } from '../surfaces/surface.ts';
 import { GatewayError, isJsonObject, type ChatRequest } from '../ir/index.ts';
+import type { ModelEntry } from '../config/catalog.ts';
 import type { ModelRoute } from '../routing/deployment.ts';
 import { estimatePromptTokens } from './prompt-tokens.ts';
 import type { ModelResolver } from './resolve-model.ts';
-import type { ResponseSink } from './response-sink.ts';
+import type { ResponseHeaders, ResponseSink } from './response-sink.ts';
 import type { UpstreamRouter } from './upstreams.ts';
 
 /** `upstream` (the upstream's own count) or `estimate` (counted here). */
@@ -30,6 +32,11 @@ export interface CountCall {
   signal: AbortSignal;
   /** Catalog names the key may use; undefined: every model. */
   allowedModels: ReadonlySet<string> | undefined;
+  /**
+   * Admits the count as one request on the model's family (budget, model restriction, requests per
+   * minute): its rate-limit headers, or throws the refusal. Called before any upstream is asked.
+   */
+  admit: (model: ModelEntry) => Promise<ResponseHeaders>;
 }
 
 export interface CountDependencies {
@@ -62,8 +69,10 @@ export async function countTokens(call: CountCall, dependencies: CountDependenci
       ? new GatewayError('permission', message)
       : new GatewayError('not_found', message, { param: 'model' });
   }
+  Object.assign(call.sink.headers, await call.admit(entry));
   const counted = await askUpstream(call, counting, request, dependencies.upstreams.route(entry));
-  const count = counted ?? estimatePromptTokens(request, familyCodec(entry.family).capabilities.imageTokens);
+  const count =
+    counted ?? (await estimatePromptTokens(request, familyCodec(entry.family).capabilities.imageTokens));
   call.sink.sendJson(200, JSON.stringify(counting.encodeResponse(count)), {
     [tokenCountHeader]: counted === undefined ? 'estimate' : 'upstream',
   });

@@ -11,7 +11,7 @@ import {
   type FetchedResponse,
   type FetchNetwork,
 } from './fetch-images.ts';
-import { prepareRequest } from './prepare-request.ts';
+import { inlineImageUrls, prepareRequest, type PreparedRequest } from './prepare-request.ts';
 import type { ResponseSink } from './response-sink.ts';
 import { ModelResolver } from './resolve-model.ts';
 import { codecs } from '../../test/kit/spec-families.ts';
@@ -258,8 +258,13 @@ function call(body: unknown): ChatCall {
   };
 }
 
-test('prepareRequest fetches for a family that needs bytes (C) only, and only when enabled', async () => {
+test('inlineImageUrls fetches for a family that needs bytes (C) only, and only when enabled', async () => {
   const models = new ModelResolver(loadConfig({}));
+  const prepared = async (model: string, images?: ImageFetcher): Promise<PreparedRequest> => {
+    const request = await prepareRequest(call(body(model)), models);
+    await inlineImageUrls(request, images);
+    return request;
+  };
   const body = (model: string): unknown => ({
     model,
     messages: [
@@ -274,16 +279,16 @@ test('prepareRequest fetches for a family that needs bytes (C) only, and only wh
   });
   const network = fakeNetwork({ 'images.example': ['93.184.216.34'] });
   const fetcher = new ImageFetcher(enabled, network);
-  const toGamma = await prepareRequest(call(body('C-1')), models, { images: fetcher });
+  const toGamma = await prepared('C-1', fetcher);
   const part = toGamma.request.messages[0]?.content[1];
   assert.equal(part?.type === 'image' ? part.source.kind : undefined, 'base64');
   // B takes the URL itself: nothing is fetched for it.
-  const toBeta = await prepareRequest(call(body('B-1')), models, { images: fetcher });
+  const toBeta = await prepared('B-1', fetcher);
   const kept = toBeta.request.messages[0]?.content[1];
   assert.equal(kept?.type === 'image' ? kept.source.kind : undefined, 'url');
   assert.equal(network.fetched.length, 1);
   // Off (the default), the URL stays and the C encoder answers with its 400.
-  const untouched = await prepareRequest(call(body('C-1')), models);
+  const untouched = await prepared('C-1');
   assert.throws(
     () => untouched.target.encodeRequest(untouched.request, { baseUrl: 'x', apiKey: undefined, model: 'c' }),
     /send the image as base64/,

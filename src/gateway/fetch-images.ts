@@ -4,8 +4,10 @@
  * and inlined, under SSRF rules: https only; the host is resolved once and EVERY address must be
  * public (no loopback, private, link-local, CGNAT, multicast, reserved or IPv4-mapped ranges), and
  * the connection goes to that vetted address (no second lookup, so DNS rebinding cannot swap it);
- * no redirects; an image content type; a size cap and a time cap. Any failure is a 400 that tells
- * the client to send the image as base64.
+ * no redirects; an image content type; a size cap and a time cap; at most `maxPerRequest` images
+ * per request (more is a 400 before any is fetched), fetched `fetchConcurrency` at a time. Any
+ * failure is a 400 that tells the client to send the image as base64. Fetching runs only for an
+ * admitted request (`handle-chat.ts`), never before the key's admission.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpsRequest } from 'node:https';
@@ -19,7 +21,11 @@ export const defaultImageFetchConfig: ImageFetchConfig = {
   enabled: false,
   maxBytes: 5 * 1024 * 1024,
   timeoutMs: 5_000,
+  maxPerRequest: 20,
 };
+
+/** Images of one request fetched at once at most. */
+export const fetchConcurrency = 4;
 
 /** What a fetch returns: status, headers and the body as it arrives. */
 export interface FetchedResponse {
@@ -156,7 +162,19 @@ export class ImageFetcher {
         }
       }
     }
-    await Promise.all(images.map((image) => this.#inline(image)));
+    const cap = this.#config.maxPerRequest;
+    if (images.length > cap) {
+      throw invalidRequest(
+        `this request has ${images.length} images by URL to fetch, more than the ${cap} fetched for one request: send the others as base64 (data: URLs)`,
+        'messages',
+      );
+    }
+    // A few at a time: one request cannot open connections without bound.
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let image = images[next++]; image !== undefined; image = images[next++]) await this.#inline(image);
+    };
+    await Promise.all(Array.from({ length: Math.min(fetchConcurrency, images.length) }, worker));
   }
 
   async #inline(image: ImagePart): Promise<void> {

@@ -1,6 +1,7 @@
 /**
  * One chat request, any surface to any family: prepare (decode, resolve, validate) → admit
- * (per-client policy) → deliver (upstream call, answer in the surface's shape) → settle.
+ * (per-client policy) → fetch image URLs (when enabled: only for an admitted request) → deliver
+ * (upstream call, answer in the surface's shape) → settle.
  * A request that was never admitted throws its `GatewayError` (admission's is a `Refusal`, with its
  * headers); an admitted one returns its result, `Undelivered` when no answer started: either way the
  * server encodes the error in the surface's shape.
@@ -11,7 +12,7 @@ import type { ChatCall } from './chat-call.ts';
 import { deliver } from './deliver.ts';
 import type { DeliveryResult } from './delivery.ts';
 import type { ImageFetcher } from './fetch-images.ts';
-import { prepareRequest } from './prepare-request.ts';
+import { inlineImageUrls, prepareRequest } from './prepare-request.ts';
 import type { ModelResolver } from './resolve-model.ts';
 import type { UpstreamRouter } from './upstreams.ts';
 
@@ -34,13 +35,20 @@ export async function handleChat<Context>(
   context: Context,
 ): Promise<DeliveryResult> {
   const prepared = await prepareRequest(call, dependencies.models, {
-    images: dependencies.images,
     strictOutputTokens: dependencies.strictOutputTokens,
   });
   const admission = await dependencies.admission.admit(call, prepared, context);
   Object.assign(call.sink.headers, admission.headers);
   let result: DeliveryResult = crashed;
   try {
+    try {
+      await inlineImageUrls(prepared, dependencies.images);
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      // An image that cannot be fetched: no upstream call, the client's 400.
+      result = { delivered: false, error, records: [] };
+      return result;
+    }
     const route = dependencies.upstreams.route(prepared.entry);
     result = await deliver(call, prepared, route, admission.afterDispatch);
   } finally {

@@ -24,22 +24,15 @@ export interface PreparedRequest {
 }
 
 export interface PrepareOptions {
-  /** Operator-enabled fetching of image URLs for families that need the bytes (config `images`). */
-  images?: ImageFetcher | undefined;
   /** Config `limits.strictOutputTokens`: an output cap above the model's maximum is a 400, not lowered. */
   strictOutputTokens?: boolean | undefined;
 }
 
-/**
- * `images` (when the operator enabled fetching): images given by URL to a family that needs the
- * bytes (C) are fetched under the SSRF rules of fetch-images.ts; without it such a URL stays a 400.
- */
 export async function prepareRequest(
   call: ChatCall,
   models: ModelResolver,
   options: PrepareOptions = {},
 ): Promise<PreparedRequest> {
-  const images = options.images;
   // The model decides the family, and with it whether the client's body can pass through as is.
   const named = peekModel(call);
   const peeked = named === undefined ? undefined : models.resolve(named);
@@ -65,9 +58,6 @@ export async function prepareRequest(
     request.sampling.maxOutputTokens = entry.maxOutputTokens;
   }
   const passThrough = call.surface.id === target.id && isJsonObject(call.body);
-  if (images?.enabled === true && !passThrough && !target.capabilities.imageUrls) {
-    await images.inlineImages(request);
-  }
   const context: ResponseContext = {
     model: request.model,
     includeUsage: request.includeUsage,
@@ -77,6 +67,19 @@ export async function prepareRequest(
   // The surface's notes on what it accepted but cannot send first, then what the gateway changed.
   const notes = lowered === undefined ? request.notes : [...(request.notes ?? []), lowered];
   return { request, entry, target, passThrough, context, notes };
+}
+
+/**
+ * Images given by URL to a family that needs the bytes (C), fetched and inlined when the operator
+ * enabled fetching (the SSRF rules of fetch-images.ts); otherwise such a URL stays a 400. Only for
+ * an admitted request: nothing is fetched for a key that would be refused.
+ */
+export async function inlineImageUrls(
+  prepared: PreparedRequest,
+  images: ImageFetcher | undefined,
+): Promise<void> {
+  if (images?.enabled === true && !prepared.passThrough && !prepared.target.capabilities.imageUrls)
+    await images.inlineImages(prepared.request);
 }
 
 /** The model the client named: in the path (C) or the body's `model` (A, B). */

@@ -17,11 +17,14 @@ function request(messages: Message[], system = ''): ChatRequest {
   };
 }
 
-test('texts through the tokenizer, 3 per message and 3 to prime, a fixed cost per image', () => {
+test('texts through the tokenizer, 3 per message and 3 to prime, a fixed cost per image', async () => {
   const text = 'How warm is it in Lisbon today?';
-  const plain = estimatePromptTokens(request([{ role: 'user', content: [{ type: 'text', text }] }]), 100);
+  const plain = await estimatePromptTokens(
+    request([{ role: 'user', content: [{ type: 'text', text }] }]),
+    100,
+  );
   assert.deepEqual(plain, { inputTokens: countTextTokens(text) + 3 + 3, imageTokens: 0 });
-  const withSystem = estimatePromptTokens(
+  const withSystem = await estimatePromptTokens(
     request([{ role: 'user', content: [{ type: 'text', text }] }], 'Be brief.'),
     100,
   );
@@ -30,7 +33,7 @@ test('texts through the tokenizer, 3 per message and 3 to prime, a fixed cost pe
     type: 'image' as const,
     source: { kind: 'base64' as const, mediaType: 'image/png', data: 'AA==' },
   };
-  const withImages = estimatePromptTokens(
+  const withImages = await estimatePromptTokens(
     request([
       { role: 'user', content: [{ type: 'text', text }, image] },
       {

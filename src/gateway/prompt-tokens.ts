@@ -3,11 +3,12 @@
  * cannot give: every prompt text the model reads (system, messages, tool calls and results, tool
  * definitions) through the project's tokenizer, the chat framing (3 tokens per message and 3 to
  * prime the answer, the chat-completions rule), and a fixed estimate per image (the model
- * family's `imageTokens`: the gateway does not decode images to learn their size).
+ * family's `imageTokens`: the gateway does not decode images to learn their size). The texts are
+ * counted as a chat request's are (`promptTokensOf`: in the shared slicer, never holding the event
+ * loop, and past the work cap estimated from their bytes).
  */
 import type { ChatRequest } from '../ir/index.ts';
-import { countTextTokens } from '../tokenizer/count-tokens.ts';
-import { promptTexts } from './validate-request.ts';
+import { promptTokensOf } from './validate-request.ts';
 
 export interface PromptTokens {
   inputTokens: number;
@@ -18,9 +19,11 @@ export interface PromptTokens {
 const tokensPerMessage = 3;
 const tokensToPrime = 3;
 
-export function estimatePromptTokens(request: ChatRequest, tokensPerImage: number): PromptTokens {
-  let text = 0;
-  for (const piece of promptTexts(request)) text += countTextTokens(piece);
+export async function estimatePromptTokens(
+  request: ChatRequest,
+  tokensPerImage: number,
+): Promise<PromptTokens> {
+  const text = (await promptTokensOf(request).count()).tokens;
   const messages = request.messages.length + (request.system.length > 0 ? 1 : 0);
   const imageTokens = countImages(request) * tokensPerImage;
   return { inputTokens: text + messages * tokensPerMessage + tokensToPrime + imageTokens, imageTokens };

@@ -29,6 +29,25 @@ export interface ClientKey extends Omit<KeyPolicy, 'models'> {
   models: ReadonlySet<string> | undefined;
 }
 
+/**
+ * A static key's id: `static-` and the first 12 hex digits of its SHA-256, so that its identity
+ * (ledger, spend, stored responses) is the key's own, not its place in `MODELGATE_KEYS` (which
+ * a reorder, an insertion or a removal would hand to another key).
+ */
+export function staticKeyId(key: string): string {
+  return `static-${hashKey(key).slice(0, 12)}`;
+}
+
+/** The id a static key had before ids were derived from keys (and the config's name for it). */
+function positionalId(index: number): string {
+  return `static-${index + 1}`;
+}
+
+/** Each static key's former positional id → its id now (for the store's one-time rename). */
+export function positionalRenames(staticKeys: readonly string[]): Map<string, string> {
+  return new Map(staticKeys.map((key, index) => [positionalId(index), staticKeyId(key)]));
+}
+
 /** Longer than any key we issue: refused before hashing (hostile 64 KiB headers). */
 const maxKeyLength = 512;
 /** How stale the cache may be (a change must reach every request within one second). */
@@ -48,12 +67,14 @@ export class ClientKeys {
   constructor(staticKeys: readonly string[], store?: KeySource, unlimited: Partial<Unlimited> = {}) {
     this.#unlimitedFamilies = new Set(unlimited.families ?? []);
     staticKeys.forEach((key, index) => {
-      const id = `static-${index + 1}`;
+      const id = staticKeyId(key);
+      // The config names a static key by its place in the list (`static-1`…).
+      const configured = unlimited.staticKeys?.[positionalId(index)] ?? [];
       this.#static.set(hashKey(key), {
         id,
         name: id,
         static: true,
-        unlimited: new Set([...this.#unlimitedFamilies, ...(unlimited.staticKeys?.[id] ?? [])]),
+        unlimited: new Set([...this.#unlimitedFamilies, ...configured]),
         models: undefined,
         budgetUsd: undefined,
         periodBudget: undefined,
@@ -163,6 +184,8 @@ export async function bootstrapClientKeys(
   unlimited: Partial<Unlimited> = {},
 ): Promise<KeyBootstrap> {
   let generatedKey: string | undefined;
+  // What was kept under the static keys' positional ids moves to their ids (idempotent).
+  await store.renameKeyIds(positionalRenames(staticKeys));
   if (staticKeys.length === 0 && source.activeKeys().length === 0) {
     try {
       generatedKey = (await store.create('default', emptyPolicy, now)).key;

@@ -89,6 +89,12 @@ export interface KeyStore {
   revoke(reference: string, now: number): Promise<KeyRecord>;
   /** Lifetime spend per key id, for budgets at start. */
   spend(): Promise<Map<string, number>>;
+  /**
+   * Moves what is kept under each old id (spend, ledger rows and their rollups, stored responses)
+   * to its new id, in one transaction; ids not in use change nothing. Static keys' positional ids
+   * at start (`store/static-key-ids.ts`).
+   */
+  renameKeyIds(renames: ReadonlyMap<string, string>): Promise<void>;
   /** Id → name for every key ever stored (reports show names, revoked keys included). */
   names(): Promise<Map<string, string>>;
 }
@@ -239,6 +245,9 @@ export function checkName(name: string): string {
       `a key name is 1–${maxNameLength} printable characters without control characters`,
     );
   }
+  // Static keys' ids (`static-…`): a stored key so named would stand for one in usage reports.
+  if (/^static-/i.test(trimmed))
+    throw new KeyStoreError('invalid', 'a key name may not begin with "static-": static keys are named so');
   return trimmed;
 }
 

@@ -28,7 +28,21 @@ export interface ScreenQuery {
   context: RequestContext;
 }
 
+/** A request that carries no tokens (count-tokens, stored responses): one request on `family`. */
+export interface MeterQuery {
+  clientId: string;
+  surface: SurfaceCodec;
+  family: FamilyId;
+  /** The catalog model it names (count-tokens): the key's model restriction applies. */
+  model?: string | undefined;
+}
+
 export interface AdmissionControl extends Admit<RequestContext> {
+  /**
+   * One token-free request (`request-meter.ts`): the key's budget and model restriction checked,
+   * one request drawn from its window; the rate-limit headers, or throws the `AdmissionRefusal`.
+   */
+  meter?(query: MeterQuery): Promise<ResponseHeaders>;
   /**
    * From the headers alone, before the body is read: the refusal `admit` would give whatever the
    * body holds (a spent budget, no request left in any family the key may call, a model the path

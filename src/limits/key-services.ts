@@ -18,6 +18,7 @@ import { createHeaderScreen } from './header-screen.ts';
 import { MemoryRateLimitStore } from './memory-rate-limit-store.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { startingSpend } from './starting-spend.ts';
+import { createRequestMeter } from './request-meter.ts';
 import type { SharedStores } from './redis/shared-stores.ts';
 
 export interface KeyServices {
@@ -100,6 +101,7 @@ export async function createKeyServices(
       clock,
       familyOf: (model) => families.get(model),
     }),
+    meter: createRequestMeter({ keys, limiter, budgets, clock }),
   };
   const redis = shared.redis;
   const channel = `${config.sharedStore.prefix}keys`;

@@ -32,6 +32,7 @@ export async function adminRoute(
         search,
         // The admin key travels as a bearer token, the way the default surface carries keys.
         credential: defaultSurface.readClientKey(request.headers, search),
+        address: request.socket.remoteAddress ?? '',
         body: async () => {
           if (!isJsonContentType(request.headers['content-type']))
             throw new AdminError(415, 'unsupported_media_type', 'Content-Type must be application/json');
@@ -50,7 +51,12 @@ export async function adminRoute(
     answer(result.status, result.body);
   } catch (error) {
     if (error instanceof AdminError) {
-      answer(error.status, adminErrorBody(error));
+      const retry = error.retryAfterSeconds;
+      answer(
+        error.status,
+        adminErrorBody(error),
+        retry === undefined ? undefined : { 'retry-after': String(retry) },
+      );
       return;
     }
     logger.error('admin request failed', {

@@ -19,6 +19,7 @@ import { KeySlots } from './key-slots.ts';
 import { createModelsRoute } from './models-route.ts';
 import { RequestAdmission } from './request-admission.ts';
 import { createRouteTable, type RouteTable } from './routes.ts';
+import { LoginThrottle } from '../keys/login-throttle.ts';
 
 export type { AppDependencies, RequestHandler } from './app-dependencies.ts';
 
@@ -127,11 +128,14 @@ async function serve(routes: RouteTable, exchange: Exchange, state: ChatRouteSta
 function routeState(dependencies: AppDependencies, controllers: Set<AbortController>): ChatRouteState {
   const { config } = dependencies;
   const clock = dependencies.clock ?? Date.now;
+  // Admin-key guesses, one count per address for the admin API, the dashboard and `/metrics`.
+  const throttle = new LoginThrottle(clock);
   const admin: AdminDependencies | undefined =
     dependencies.admin === undefined
       ? undefined
       : {
           ...dependencies.admin,
+          throttle,
           keys: dependencies.keys,
           models: dependencies.models,
           health: dependencies.health,
@@ -141,6 +145,7 @@ function routeState(dependencies: AppDependencies, controllers: Set<AbortControl
   return {
     dependencies,
     admin,
+    throttle,
     dashboard:
       admin === undefined || board === undefined
         ? undefined

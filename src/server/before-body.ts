@@ -30,8 +30,6 @@ export interface BeforeBodyRequest {
   entry: ModelEntry | undefined;
   /** The path selects streaming (C). */
   stream: boolean;
-  /** A token count, not a generation: never admitted, so never screened by budget or rate limits. */
-  countTokens: boolean;
   context: RequestContext;
 }
 
@@ -45,7 +43,8 @@ export async function beforeBody(
   const declared = declaredLength(request);
   if (declared !== undefined && declared > guards.bodyLimitBytes) throw tooLarge(guards.bodyLimitBytes);
   guards.slots.take(input.keyId, response);
-  if (!input.countTokens) await guards.admission.screen(input);
+  // Count-tokens requests too: a count is a request (`limits/request-meter.ts`).
+  await guards.admission.screen(input);
   const watch = guards.bodies.start(declared);
   if (expectsContinue(request)) response.writeContinue();
   return watch;

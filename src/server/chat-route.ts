@@ -8,6 +8,7 @@
  */
 import type { SurfaceCodec } from '../surfaces/surface.ts';
 import type { SurfaceMatch } from '../surfaces/registry.ts';
+import type { ModelEntry } from '../config/catalog.ts';
 import { countTokens } from '../gateway/count-tokens.ts';
 import { handleChat, type ChatCall } from '../gateway/handle-chat.ts';
 import type { BodyWatch } from '../http/body-guard.ts';
@@ -80,7 +81,6 @@ export async function chatRoute(
         surface,
         entry: state.guards.admission.resolve(route.model),
         stream: route.stream ?? false,
-        countTokens: countOnly,
         context,
       },
       state.guards,
@@ -88,6 +88,7 @@ export async function chatRoute(
     body = await readChatBody(request, dependencies.config.bodyLimitBytes, watch);
     const signal = abortSignalFor(response, state.controllers);
     if (countOnly) {
+      const keyId = key.id;
       const count = {
         surface,
         route,
@@ -96,6 +97,12 @@ export async function chatRoute(
         sink,
         signal,
         allowedModels: key.models,
+        admit: async (entry: ModelEntry) => {
+          const limits = {};
+          const meter = { clientId: keyId, surface, family: entry.family, model: entry.name };
+          await state.guards.admission.meter(meter, limits);
+          return limits;
+        },
       };
       await countTokens(count, dependencies);
       ending = {

@@ -23,12 +23,9 @@ export async function openSession(
   dependencies: SessionDependencies,
 ): Promise<ResponsesTurn | undefined> {
   if (surface.id !== 'responses') return undefined;
-  return beginResponsesTurn(
-    body,
-    keyId,
-    dependencies.responses,
-    now,
-    dependencies.logger,
-    dependencies.config.responses.builtInTools,
-  );
+  return beginResponsesTurn(body, keyId, dependencies.responses, now, dependencies.logger, {
+    builtInTools: dependencies.config.responses.builtInTools,
+    maxStoredBytes: dependencies.config.responses.maxStoredBytes,
+    maxChainChars: dependencies.config.bodyLimitBytes,
+  });
 }

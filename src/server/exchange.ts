@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdminDependencies } from '../admin/admin-api.ts';
 import type { Dashboard } from '../dashboard/dashboard-route.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
+import type { LoginThrottle } from '../keys/login-throttle.ts';
 import type { RequestContext } from '../usage/request-context.ts';
 import type { RequestTimeline } from '../usage/request-timeline.ts';
 import type { AppDependencies } from './app-dependencies.ts';
@@ -27,6 +28,8 @@ export interface Exchange {
 export interface ServerState {
   dependencies: AppDependencies;
   admin: AdminDependencies | undefined;
+  /** Admin-key guesses per client address (`/admin`, `/dashboard` sign-in, a protected `/metrics`). */
+  throttle: LoginThrottle;
   dashboard: Dashboard | undefined;
   clock: () => number;
   /** Every chat request's abort controller, for a drain that times out. */

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import type { AdminKey } from '../keys/admin-key.ts';
+import type { LoginThrottle } from '../keys/login-throttle.ts';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import { renderProcessMetrics } from '../metrics/process-metrics.ts';
 import { writeHead } from './write-head.ts';
@@ -28,6 +29,7 @@ export async function metricsRoute(
   response: ServerResponse,
   endpoint: MetricsEndpoint | undefined,
   headers: ResponseHeaders,
+  throttle: LoginThrottle,
 ): Promise<void> {
   const fail = (status: number, type: string, message: string, extra: ResponseHeaders = {}): void => {
     const text = JSON.stringify({ error: { message, type, param: null, code: null } });
@@ -57,8 +59,24 @@ export async function metricsRoute(
       );
       return;
     }
+    // Guessing the admin key here is throttled as at `/admin` (one count per address).
+    const address = request.socket.remoteAddress ?? '';
+    const lockedFor = throttle.reserve(address);
+    if (lockedFor > 0) {
+      const seconds = Math.ceil(lockedFor / 1000);
+      fail(
+        429,
+        'rate_limit_error',
+        `Too many wrong credentials from this address: try again in ${seconds} s.`,
+        {
+          'retry-after': String(seconds),
+        },
+      );
+      return;
+    }
     const presented = bearerToken(request.headers.authorization);
-    if (!enabled.some((credential) => credential.verify(presented))) {
+    if (enabled.some((credential) => credential.verify(presented))) throttle.succeeded(address);
+    else {
       fail(401, 'authentication_error', 'Metrics need Authorization: Bearer <metrics token or admin key>', {
         'www-authenticate': 'Bearer realm="modelgate metrics"',
       });

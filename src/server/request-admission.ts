@@ -10,7 +10,7 @@ import { AdmissionRefusal } from '../gateway/admission.ts';
 import type { ModelResolver } from '../gateway/resolve-model.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import { GatewayError, isJsonObject } from '../ir/index.ts';
-import type { AdmissionControl } from '../limits/admission-control.ts';
+import type { AdmissionControl, MeterQuery } from '../limits/admission-control.ts';
 import type { Logger } from '../log/logger.ts';
 import type { RequestContext } from '../usage/request-context.ts';
 
@@ -59,6 +59,15 @@ export class RequestAdmission {
       context: input.context,
     });
     if (refusal !== undefined) throw refusal;
+  }
+
+  /**
+   * One token-free request (count-tokens, stored responses) admitted: its rate-limit headers, put
+   * on `headers`; throws the refusal (carrying them) otherwise.
+   */
+  async meter(query: MeterQuery, headers: ResponseHeaders): Promise<void> {
+    if (this.#control.meter === undefined) return;
+    Object.assign(headers, await this.#control.meter(query));
   }
 
   /** The model the path names, resolved (undefined when it names none or an unknown one). */

@@ -2,8 +2,11 @@
  * The stored side of the Responses API: `GET /v1/responses/{id}`, `DELETE /v1/responses/{id}` and
  * `GET /v1/responses/{id}/input_items`, in Family A's shapes, with A's bearer key. A key reaches
  * only the responses it created: any other id answers 404, whether or not another key has it.
+ * Each is a request like a chat request: it holds one of the key's in-flight slots and counts as
+ * one request against the key's requests per minute (the Responses API's family; no tokens), and a
+ * key whose budget is spent is refused (`limits/request-meter.ts`) — all before the store is read.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { responsesSurface } from '../surfaces/responses/index.ts';
 import { GatewayError, isJsonObject, type JsonObject, type JsonValue } from '../ir/index.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
@@ -12,12 +15,20 @@ import type { ResponseStore } from '../store/response-store.ts';
 import type { Answer } from './admin-route.ts';
 import { safePath } from './answers.ts';
 import { StoreUnavailableError } from '../store/store-errors.ts';
-import { readStored, responseNotFound } from './responses-turn.ts';
+import { AdmissionRefusal } from '../gateway/admission.ts';
+import type { KeySlots } from './key-slots.ts';
+import type { RequestAdmission } from './request-admission.ts';
+import { maxChainDepth, readConversation } from './responses-chain.ts';
+import { responseNotFound } from './responses-turn.ts';
 
 export interface StoredResponsesDependencies {
   keys: ClientKeys;
   store: ResponseStore | undefined;
   clock: () => number;
+  slots: KeySlots;
+  admission: RequestAdmission;
+  /** Characters of stored JSON one chain read may take (the body cap). */
+  maxChainChars: number;
 }
 
 const prefix = '/v1/responses/';
@@ -29,13 +40,14 @@ export function isStoredResponsePath(pathname: string): boolean {
 
 export async function storedResponsesRoute(
   request: IncomingMessage,
+  response: ServerResponse,
   pathname: string,
   search: URLSearchParams,
   dependencies: StoredResponsesDependencies,
   answer: Answer,
   baseHeaders: ResponseHeaders,
 ): Promise<void> {
-  const fail = (error: GatewayError, headers: Record<string, string> = {}): void => {
+  const fail = (error: GatewayError, headers: ResponseHeaders = {}): void => {
     const wire = responsesSurface.encodeError(error);
     answer(wire.status, wire.body, { ...baseHeaders, ...wire.headers, ...headers });
   };
@@ -67,30 +79,40 @@ export async function storedResponsesRoute(
     return;
   }
   const store = dependencies.store;
+  const limits: ResponseHeaders = {};
   let stored;
   try {
+    dependencies.slots.take(key.id, response);
+    await dependencies.admission.meter(
+      { clientId: key.id, surface: responsesSurface, family: responsesSurface.family },
+      limits,
+    );
     if (request.method === 'DELETE') {
-      if ((await store?.delete(id, key.id)) === true) answer(200, { id, object: 'response', deleted: true });
-      else fail(responseNotFound(id));
+      if ((await store?.delete(id, key.id)) === true)
+        answer(200, { id, object: 'response', deleted: true }, { ...baseHeaders, ...limits });
+      else fail(responseNotFound(id), limits);
       return;
     }
-    stored = await readStored(store, id, key.id);
+    const bounds = { maxDepth: maxChainDepth, maxChars: dependencies.maxChainChars };
+    stored = await readConversation(store, id, key.id, bounds, null);
   } catch (error) {
-    if (error instanceof GatewayError) fail(error);
-    else if (error instanceof StoreUnavailableError) fail(storeUnavailable(error));
+    if (error instanceof AdmissionRefusal) fail(error, { ...limits, ...error.headers });
+    else if (error instanceof GatewayError) fail(error, limits);
+    else if (error instanceof StoreUnavailableError) fail(storeUnavailable(error), limits);
     else throw error;
     return;
   }
   if (stored === undefined) {
-    fail(responseNotFound(id));
+    fail(responseNotFound(id), limits);
     return;
   }
-  if (sub === '') answer(200, stored.response);
+  if (sub === '') answer(200, stored.latest.response, { ...baseHeaders, ...limits });
   else {
     try {
-      answer(200, inputItemsPage(id, stored.inputItems, search));
+      const items = [...stored.before, ...stored.latest.inputItems];
+      answer(200, inputItemsPage(id, items, search), { ...baseHeaders, ...limits });
     } catch (error) {
-      if (error instanceof GatewayError) fail(error);
+      if (error instanceof GatewayError) fail(error, limits);
       else throw error;
     }
   }

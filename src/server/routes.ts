@@ -24,8 +24,8 @@ const healthz: Route = ({ request, pathname, answer, baseHeaders }) => {
   else methodNotAllowed(defaultSurface, request.method, pathname, 'GET', answer, baseHeaders);
 };
 
-const metrics: Route = ({ request, response, baseHeaders }, { dependencies }) =>
-  metricsRoute(request, response, dependencies.metricsEndpoint, baseHeaders);
+const metrics: Route = ({ request, response, baseHeaders }, { dependencies, throttle }) =>
+  metricsRoute(request, response, dependencies.metricsEndpoint, baseHeaders, throttle);
 
 const admin: Route = ({ request, response, pathname, search, answer }, state) =>
   adminRoute(request, pathname, search, state.admin, state.dependencies.logger, answer, () => {
@@ -53,11 +53,18 @@ const surfaceOrModels: Route = (exchange, state) => {
 
 /** `/v1/responses/{id}` and its input items; `/v1/responses/` itself is the surface's unknown path. */
 const storedResponses: Route = (exchange, state) => {
-  const { request, pathname, search, answer, baseHeaders } = exchange;
+  const { request, response, pathname, search, answer, baseHeaders } = exchange;
   if (!isStoredResponsePath(pathname)) return surfaceOrModels(exchange, state);
-  const { dependencies, clock } = state;
-  const stored = { keys: dependencies.keys, store: dependencies.responses, clock };
-  return storedResponsesRoute(request, pathname, search, stored, answer, baseHeaders);
+  const { dependencies, clock, guards } = state;
+  const stored = {
+    keys: dependencies.keys,
+    store: dependencies.responses,
+    clock,
+    slots: guards.slots,
+    admission: guards.admission,
+    maxChainChars: dependencies.config.bodyLimitBytes,
+  };
+  return storedResponsesRoute(request, response, pathname, search, stored, answer, baseHeaders);
 };
 
 export interface RouteTable {

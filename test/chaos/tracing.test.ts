@@ -20,6 +20,7 @@ import { createLogger } from '../../src/log/logger.ts';
 import { startGateway, type RunningGateway } from '../../src/server/start-gateway.ts';
 import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream.ts';
+import { staticKeyId } from '../../src/keys/client-keys.ts';
 
 const clientKey = 'mg-tracing-client-key-0123456789';
 const clientTraceId = '0af7651916cd43dd8448eb211c80319c';
@@ -150,7 +151,7 @@ describe('traces of a request retried, then served by a fallback', () => {
     assert.equal(server.attributes['gen_ai.response.model'], 'B-4');
     assert.equal(server.attributes['gen_ai.provider.name'], 'beta');
     assert.equal(server.attributes['modelgate.surface'], 'beta');
-    assert.equal(server.attributes['modelgate.key_id'], 'static-1');
+    assert.equal(server.attributes['modelgate.key_id'], staticKeyId(clientKey));
     assert.equal(server.attributes['modelgate.attempts'], 3);
     assert.equal(server.attributes['http.response.status_code'], 200);
     assert.equal(server.attributes['gen_ai.usage.output_tokens'], body.usage.output_tokens);

@@ -3,8 +3,9 @@
  * `messages.countTokens` (B `POST /v1/messages/count_tokens`) and @google/genai
  * `models.countTokens` (C `POST /v1beta/models/{m}:countTokens`), for models of every family.
  * A same-family model with a real upstream is counted by that upstream (a recording upstream
- * here); otherwise the count is estimated locally and says so. Never billed, never a chat call,
- * not against the key's rate limits.
+ * here); otherwise the count is estimated locally and says so. Never billed, never a chat call;
+ * each count is one request (no tokens) against the key's requests per minute, and a key whose
+ * budget is spent is refused before any upstream is asked.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -244,10 +245,10 @@ describe('same family with a real upstream: its own count endpoint', () => {
 });
 
 describe('keys', () => {
-  test('not counted against RPM, the model restriction applies, a bad key is refused', async () => {
+  test('a count is one request against RPM (no tokens); the model restriction applies', async () => {
     const created = await post(gateway.url, '/admin/keys', alphaAuth(adminKey), {
       name: 'count',
-      rpm: 1,
+      rpm: 2,
       models: ['A-2'],
     });
     assert.equal(created.status, 201, created.text);
@@ -258,26 +259,6 @@ describe('keys', () => {
       maxRetries: 0,
       defaultHeaders: { 'beta-version': '2023-06-01' },
     });
-    for (let index = 0; index < 3; index++) {
-      const counted = await client.messages.countTokens({
-        model: 'A-2',
-        messages: [{ role: 'user', content: 'Hi' }],
-      });
-      assert.ok(counted.input_tokens > 0);
-    }
-    // The one chat request the minute allows is still there.
-    const chat = await client.messages.create({
-      model: 'A-2',
-      max_tokens: 10,
-      messages: [{ role: 'user', content: 'Hi' }],
-    });
-    assert.equal(chat.type, 'message');
-    // The minute's one request is spent: counting is still not refused.
-    const after = await client.messages.countTokens({
-      model: 'A-2',
-      messages: [{ role: 'user', content: 'Hi' }],
-    });
-    assert.ok(after.input_tokens > 0);
     await assert.rejects(
       client.messages.countTokens({ model: 'B-1', messages: [{ role: 'user', content: 'Hi' }] }),
       (error) => {
@@ -285,6 +266,51 @@ describe('keys', () => {
         return true;
       },
     );
+    for (let index = 0; index < 2; index++) {
+      const counted = await client.messages.countTokens({
+        model: 'A-2',
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
+      assert.ok(counted.input_tokens > 0);
+    }
+    // The minute's two requests are spent by counting: the next count and a chat are refused.
+    await assert.rejects(
+      client.messages.countTokens({ model: 'A-2', messages: [{ role: 'user', content: 'Hi' }] }),
+      (error) => error instanceof Anthropic0.RateLimitError,
+    );
+    await assert.rejects(
+      client.messages.create({ model: 'A-2', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] }),
+      (error) => error instanceof Anthropic0.RateLimitError,
+    );
+  });
+
+  test('a key whose budget is spent is refused before the upstream is asked', async () => {
+    const created = await post(gateway.url, '/admin/keys', alphaAuth(adminKey), {
+      name: 'cut-off',
+      budget_usd: 0,
+    });
+    assert.equal(created.status, 201, created.text);
+    const key = (created.json as { key: string }).key;
+    const before = upstream.requests.length;
+    const counted = await post(
+      gateway.url,
+      '/v1/messages/count_tokens',
+      { 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+      { model: 'B-1', messages: [{ role: 'user', content: 'Hi' }] },
+    );
+    assert.equal(counted.status, 429, counted.text);
+    assert.equal(counted.headers.get('x-should-retry'), 'false');
+    const gemini = await post(
+      gateway.url,
+      '/v1beta/models/C-1:countTokens',
+      { 'x-goog-api-key': key },
+      { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] },
+    );
+    assert.equal(gemini.status, 429, gemini.text);
+    assert.equal(upstream.requests.length, before, 'no upstream count for a key that is cut off');
+  });
+
+  test('a bad key is refused', async () => {
     await assert.rejects(
       genai(gateway, 'nope').models.countTokens({ model: 'C-1', contents: 'Hi' }),
       /403|PERMISSION_DENIED/,

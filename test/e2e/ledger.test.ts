@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { alphaAuth, betaAuth, gammaAuth, gammaPath, post, sseJson, writeTempConfig } from '../kit/e2e.ts';
 import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
+import { staticKeyId } from '../../src/keys/client-keys.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const main = join(root, 'src/cli/main.ts');
@@ -169,7 +170,7 @@ describe('one row per attempt, figures as clients were told', () => {
       {
         attempt: 1,
         final: 1,
-        key: 'static-1',
+        key: staticKeyId(gateway.key),
         surface: 'alpha',
         model: 'B-1',
         family: 'beta',
@@ -259,7 +260,9 @@ describe('one row per attempt, figures as clients were told', () => {
 
     // The same figures from the admin API and the CLI.
     const report = (await (
-      await fetch(`${gateway.url}/admin/usage?key=static-1&by=model`, { headers: alphaAuth(adminKey) })
+      await fetch(`${gateway.url}/admin/usage?key=${staticKeyId(gateway.key)}&by=model`, {
+        headers: alphaAuth(adminKey),
+      })
     ).json()) as {
       total: {
         requests: number;
@@ -276,7 +279,7 @@ describe('one row per attempt, figures as clients were told', () => {
     assert.ok(Math.abs(report.total.cost_usd - told.cost) < 1e-9, `${report.total.cost_usd} vs ${told.cost}`);
     const cli = await promisify(execFile)(
       process.execPath,
-      [main, 'usage', '--key', 'static-1', '--by', 'model', '--json'],
+      [main, 'usage', '--key', staticKeyId(gateway.key), '--by', 'model', '--json'],
       {
         cwd: root,
         env: { ...process.env, MODELGATE_DB: databasePath },
@@ -291,7 +294,7 @@ describe('one row per attempt, figures as clients were told', () => {
       table.stdout,
       /^key\s+requests\s+errors\s+prompt\s+cached\s+cache_write\s+output\s+cost_usd$/m,
     );
-    assert.match(table.stdout, /^static-1\s+4\s+2\s/m);
+    assert.match(table.stdout, new RegExp(`^${staticKeyId(gateway.key)}\\s+4\\s+2\\s`, 'm'));
   });
 
   test('a client leaving mid-stream: the row says so and carries the tokens it received', async () => {

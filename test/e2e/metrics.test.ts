@@ -15,6 +15,7 @@ import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { alphaAuth, betaAuth, gammaAuth, gammaPath, post, writeTempConfig } from '../kit/e2e.ts';
 import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 import { parseExposition, sum } from '../kit/exposition.ts';
+import { staticKeyId } from '../../src/keys/client-keys.ts';
 
 const adminKey = 'mg-admin-metrics-test-0123456789';
 const metricsToken = 'mg-metrics-scraper-token-0123456789';
@@ -243,7 +244,7 @@ describe('metrics, open by config, with per-key labels', () => {
       const { status, text } = await scrape(gateway.url);
       assert.equal(status, 200);
       const samples = parseExposition(text);
-      assert.ok(sum(samples, 'modelgate_tokens_total', { modelgate_key_id: 'static-1' }) > 0);
+      assert.ok(sum(samples, 'modelgate_tokens_total', { modelgate_key_id: staticKeyId(gateway.key) }) > 0);
       assert.ok(
         !samples.some(
           (sample) => sample.name === 'modelgate_requests_total' && 'modelgate_key_id' in sample.labels,

@@ -4,7 +4,8 @@
  * minute). Ten wrong keys from one address in a minute and that address gets 429 with a
  * `retry-after` of the seconds left, even with the right key; other addresses sign in meanwhile;
  * when the minute is over it may try again; a client key never signs in, and failing with one
- * counts like any wrong key.
+ * counts like any wrong key. Attempts are counted as they start, so concurrent ones cannot race
+ * the check; a session made under one admin key is unknown once the key is rotated.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,14 +16,25 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { createDashboard, type Dashboard } from '../../src/dashboard/dashboard-route.ts';
-import { loginWindowMs, maxLoginFailures } from '../../src/dashboard/login-throttle.ts';
+import { LoginThrottle, loginWindowMs, maxLoginFailures } from '../../src/keys/login-throttle.ts';
 import { ModelResolver } from '../../src/gateway/resolve-model.ts';
+import type { AdminDependencies } from '../../src/admin/admin-api.ts';
+import { AdminKey } from '../../src/keys/admin-key.ts';
 import { createKeyServices, type KeyServices } from '../../src/limits/key-services.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { openStores, type Stores } from '../../src/store/stores.ts';
 
 const adminKey = 'mg-admin-sign-in-test-0123456789';
 const clientKey = 'mg-client-sign-in-test-0123456789';
+
+async function serve(dashboard: Dashboard): Promise<Server> {
+  const server = createServer((incoming, response) => {
+    const url = new URL(incoming.url ?? '/', 'http://localhost');
+    void dashboard.handle(incoming, response, url.pathname, url.searchParams);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
 
 interface Answer {
   status: number;
@@ -37,6 +49,9 @@ describe('dashboard sign-in under guessing', () => {
   let dashboard: Dashboard;
   let server: Server;
   let port: number;
+  let adminDependencies: AdminDependencies;
+  /** The same store's dashboard under another admin key (a restart after rotating it). */
+  let rotate: (key: string) => Dashboard;
   let now = Date.parse('2026-11-24T03:00:00Z');
 
   before(async () => {
@@ -52,24 +67,24 @@ describe('dashboard sign-in under guessing', () => {
     services = await createKeyServices(config, stores, logger, clock);
     const watch = services.ledger.watch;
     assert.ok(watch !== undefined);
-    dashboard = createDashboard(
-      {
-        adminKey: services.adminKey,
-        store: services.store,
-        keys: services.keys,
-        usage: stores.usage,
-        models: new ModelResolver(config),
-        clock,
-      },
-      stores.dashboard,
-      { watch },
-      logger,
-    );
-    server = createServer((incoming, response) => {
-      const url = new URL(incoming.url ?? '/', 'http://localhost');
-      void dashboard.handle(incoming, response, url.pathname, url.searchParams);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    adminDependencies = {
+      adminKey: services.adminKey,
+      store: services.store,
+      keys: services.keys,
+      usage: stores.usage,
+      models: new ModelResolver(config),
+      clock,
+      throttle: new LoginThrottle(clock),
+    };
+    rotate = (key) =>
+      createDashboard(
+        { ...adminDependencies, adminKey: new AdminKey(key) },
+        stores.dashboard,
+        { watch },
+        logger,
+      );
+    dashboard = createDashboard(adminDependencies, stores.dashboard, { watch }, logger);
+    server = await serve(dashboard);
     port = (server.address() as AddressInfo).port;
   });
 
@@ -82,7 +97,7 @@ describe('dashboard sign-in under guessing', () => {
   });
 
   /** The sign-in form posted from `from` (a loopback address: each one is another client). */
-  const signIn = (key: string, from = '127.0.0.1'): Promise<Answer> =>
+  const signIn = (key: string, from = '127.0.0.1', bodySent?: Promise<void>): Promise<Answer> =>
     new Promise((resolve, reject) => {
       const body = new URLSearchParams({ key }).toString();
       const outgoing = request(
@@ -104,7 +119,12 @@ describe('dashboard sign-in under guessing', () => {
         },
       );
       outgoing.on('error', reject);
-      outgoing.end(body);
+      if (bodySent === undefined) outgoing.end(body);
+      else {
+        // The head now, the form later: the attempt has begun before its form is read.
+        outgoing.flushHeaders();
+        void bodySent.then(() => outgoing.end(body));
+      }
     });
 
   const signedIn = (answer: Answer): boolean =>
@@ -158,5 +178,37 @@ describe('dashboard sign-in under guessing', () => {
     for (let attempt = 0; attempt < maxLoginFailures - 1; attempt++)
       assert.equal((await signIn(`mg-typo-again-${attempt}-0123456789`, admin)).status, 401);
     assert.ok(signedIn(await signIn(adminKey, admin)), 'nine more typos do not lock it out');
+  });
+
+  test('concurrent wrong keys cannot race the lockout: attempts are counted as they begin', async () => {
+    const attacker = '127.0.0.5';
+    let release = (): void => undefined;
+    const bodies = new Promise<void>((resolve) => (release = resolve));
+    const attempts = Array.from({ length: maxLoginFailures + 5 }, (_, index) =>
+      signIn(`mg-race-${index}-0123456789`, attacker, bodies),
+    );
+    // Every head has reached the dashboard before any form is sent.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    release();
+    const statuses = (await Promise.all(attempts)).map((answer) => answer.status);
+    assert.equal(statuses.filter((status) => status === 401).length, maxLoginFailures, String(statuses));
+    assert.equal(statuses.filter((status) => status === 429).length, 5, String(statuses));
+  });
+
+  test('a session made under one admin key is refused once the key is rotated', async () => {
+    const answer = await signIn(adminKey, '127.0.0.6');
+    assert.ok(signedIn(answer));
+    const cookie = String(answer.headers['set-cookie']).split(';')[0] ?? '';
+    const overview = async (target: number): Promise<number> =>
+      (await fetch(`http://127.0.0.1:${target}/dashboard/api/overview`, { headers: { cookie } })).status;
+    assert.equal(await overview(port), 200, 'the session works under its own key');
+    const rotated = rotate('mg-admin-rotated-0123456789');
+    const rotatedServer = await serve(rotated);
+    try {
+      assert.equal(await overview((rotatedServer.address() as AddressInfo).port), 401);
+    } finally {
+      rotated.close();
+      await new Promise((resolve) => rotatedServer.close(resolve));
+    }
   });
 });

@@ -131,6 +131,8 @@ export const postgresMigrations: readonly string[] = [
   // Periodic budgets: so much per UTC day, week or month (keys/budget-period.ts), beside the lifetime one.
   `ALTER TABLE client_keys ADD COLUMN budget_period TEXT;
    ALTER TABLE client_keys ADD COLUMN period_budget_usd DOUBLE PRECISION;`,
+  // Stored responses by reference (see the embedded store's migration of the same name).
+  `ALTER TABLE responses ADD COLUMN previous_id TEXT`,
 ];
 
 /** Any fixed number: the lock only serialises modelgate's own migrations. */

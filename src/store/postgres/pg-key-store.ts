@@ -21,6 +21,7 @@ import {
   noSuchKey,
 } from '../../keys/key-writes.ts';
 import type { PgConnection } from './connection.ts';
+import { staticKeyRenames } from '../static-key-ids.ts';
 
 export class PgKeyStore implements KeyStore {
   readonly #connection: PgConnection;
@@ -81,6 +82,14 @@ export class PgKeyStore implements KeyStore {
       [now, record.id],
     );
     return this.#get(record.id);
+  }
+
+  async renameKeyIds(renames: ReadonlyMap<string, string>): Promise<void> {
+    if (renames.size === 0) return;
+    const statements = staticKeyRenames((index) => `$${index}`);
+    await this.#connection.transaction(async (query) => {
+      for (const [old, renamed] of renames) for (const sql of statements) await query(sql, [renamed, old]);
+    });
   }
 
   async spend(): Promise<Map<string, number>> {

@@ -1,6 +1,7 @@
 /** Stored Responses API answers in PostgreSQL: the embedded store's contract and rules, per key. */
 import {
   storedResponse,
+  storedTexts,
   type ResponseStore,
   type StoredResponse,
   type StoredRow,
@@ -20,7 +21,7 @@ export class PgResponseStore implements ResponseStore {
 
   async get(id: string, keyId: string): Promise<StoredResponse | undefined> {
     const [row] = await this.#connection.query<StoredRow>(
-      'SELECT input_items, response FROM responses WHERE id = $1 AND key_id = $2 AND expires_at > $3',
+      'SELECT input_items, response, previous_id FROM responses WHERE id = $1 AND key_id = $2 AND expires_at > $3',
       [id, keyId, this.#clock()],
     );
     return row === undefined ? undefined : storedResponse(id, row);
@@ -28,18 +29,21 @@ export class PgResponseStore implements ResponseStore {
 
   async put(keyId: string, stored: StoredResponse): Promise<void> {
     const now = this.#clock();
+    const texts = storedTexts(stored);
     await this.#connection.query(
-      `INSERT INTO responses (id, key_id, created_at, expires_at, input_items, response)
-       VALUES ($1, $2, $3, $4, $5, $6)
+      `INSERT INTO responses (id, key_id, created_at, expires_at, input_items, response, previous_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (id) DO UPDATE SET key_id = excluded.key_id, created_at = excluded.created_at,
-         expires_at = excluded.expires_at, input_items = excluded.input_items, response = excluded.response`,
+         expires_at = excluded.expires_at, input_items = excluded.input_items, response = excluded.response,
+         previous_id = excluded.previous_id`,
       [
         stored.id,
         keyId,
         now,
         now + this.#retentionMs,
-        JSON.stringify(stored.inputItems),
-        JSON.stringify(stored.response),
+        texts.inputItems,
+        texts.response,
+        stored.previousId ?? null,
       ],
     );
   }

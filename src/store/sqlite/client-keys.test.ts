@@ -4,9 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openDatabase } from './database.ts';
-import { bootstrapClientKeys, hashKey, keyRecheckMs, type Unlimited } from '../../keys/client-keys.ts';
+import {
+  bootstrapClientKeys,
+  hashKey,
+  keyRecheckMs,
+  staticKeyId,
+  type Unlimited,
+} from '../../keys/client-keys.ts';
 import { emptyPolicy } from '../../keys/key-store.ts';
 import { SqliteKeyStore } from './sqlite-key-store.ts';
+import { SqliteResponseStore } from './sqlite-response-store.ts';
 
 /** The embedded store as the gateway bootstraps it: one object is both the store and the source. */
 function bootstrap(
@@ -41,11 +48,12 @@ test('static keys are accepted, every model, no budget, limited unless declared 
   });
   assert.equal(generatedKey, undefined);
   const one = keys.authenticate('k-one', 1);
-  assert.equal(one?.id, 'static-1');
+  assert.equal(one?.id, staticKeyId('k-one'));
+  assert.match(one.id, /^static-[0-9a-f]{12}$/);
   assert.equal(one.models, undefined);
   assert.equal(one.budgetUsd, undefined);
   assert.deepEqual([...one.unlimited], [], 'limited by default');
-  assert.equal(keys.authenticate('k-two', 1)?.id, 'static-2');
+  assert.equal(keys.authenticate('k-two', 1)?.id, staticKeyId('k-two'));
   assert.deepEqual([...(keys.authenticate('k-two', 1)?.unlimited ?? [])], ['beta']);
   for (const hostile of [undefined, '', 'k-one ', "' OR 1=1 --", 'k-one\u0000', 'x'.repeat(65536), 'ключ']) {
     assert.equal(keys.authenticate(hostile, 1), undefined);
@@ -77,4 +85,25 @@ test('an expired key is refused from its expiry on', async () => {
   keys.reload();
   assert.ok(keys.authenticate(key, 4_999));
   assert.equal(keys.authenticate(key, 5_000), undefined);
+});
+
+test('what a static key kept under its positional id moves to its derived id at start, once', async () => {
+  const database = openDatabase(':memory:');
+  database
+    .prepare("INSERT INTO key_spend (key_id, spent_usd) VALUES ('static-1', 1.5), ('static-2', 2)")
+    .run();
+  const responses = new SqliteResponseStore(database, 86_400_000);
+  await responses.put('static-2', { id: 'resp_kept', inputItems: [], response: { id: 'resp_kept' } });
+  const store = new SqliteKeyStore(database);
+  // The list as it is now: k-two took the second place.
+  await bootstrap(database, ['k-one', 'k-two'], 1);
+  const spend = await store.spend();
+  assert.equal(spend.get(staticKeyId('k-one')), 1.5);
+  assert.equal(spend.get(staticKeyId('k-two')), 2);
+  assert.equal(spend.has('static-1'), false);
+  assert.ok((await responses.get('resp_kept', staticKeyId('k-two'))) !== undefined);
+  assert.equal(await responses.get('resp_kept', 'static-2'), undefined);
+  // A later start with the list reordered changes nothing: no positional id is left.
+  await bootstrap(database, ['k-two', 'k-one'], 2);
+  assert.equal((await store.spend()).get(staticKeyId('k-one')), 1.5);
 });

@@ -123,6 +123,9 @@ export const migrations: readonly string[] = [
   // Periodic budgets: so much per UTC day, week or month (keys/budget-period.ts), beside the lifetime one.
   `ALTER TABLE client_keys ADD COLUMN budget_period TEXT;
    ALTER TABLE client_keys ADD COLUMN period_budget_usd REAL;`,
+  // Stored responses by reference: a continuation keeps only its own input and a pointer to the
+  // response it continued (older rows, with no pointer, hold their whole conversation).
+  `ALTER TABLE responses ADD COLUMN previous_id TEXT`,
 ];
 
 export type Database = DatabaseSync;

@@ -71,6 +71,8 @@ test('bad input is refused with a reason; hostile names are stored as plain text
     ['negative budget', () => store.create('y', { ...emptyPolicy, budgetUsd: -1 }, 1)],
     ['fractional rpm', () => store.create('y', { ...emptyPolicy, rpm: 1.5 }, 1)],
     ['unknown key', () => store.revoke('nope', 1)],
+    ['a static key id', () => store.create('static-0123456789ab', emptyPolicy, 1)],
+    ['renamed like a static key', () => store.update('x', { name: 'Static-1' }, 1)],
   ];
   for (const [label, attempt] of refusals) await assert.rejects(attempt, KeyStoreError, label);
   const hostile = "'; DROP TABLE client_keys; --";

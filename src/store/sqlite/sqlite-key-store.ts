@@ -5,6 +5,7 @@
  * statement is parameterised.
  */
 import type { Database } from './database.ts';
+import { staticKeyRenames } from '../static-key-ids.ts';
 import {
   activeKeyColumns,
   activeKeyRow,
@@ -90,6 +91,20 @@ export class SqliteKeyStore implements KeyStore, KeySource {
       .prepare("SELECT value FROM store_generation WHERE name = 'client_keys'")
       .get() as { value: number } | undefined;
     return row?.value ?? 0;
+  }
+
+  async renameKeyIds(renames: ReadonlyMap<string, string>): Promise<void> {
+    if (renames.size === 0) return Promise.resolve();
+    const statements = staticKeyRenames((index) => `?${index}`).map((sql) => this.#database.prepare(sql));
+    this.#database.exec('BEGIN IMMEDIATE');
+    try {
+      for (const [old, renamed] of renames) for (const statement of statements) statement.run(renamed, old);
+      this.#database.exec('COMMIT');
+    } catch (error) {
+      this.#database.exec('ROLLBACK');
+      throw error;
+    }
+    return Promise.resolve();
   }
 
   async spend(): Promise<Map<string, number>> {

@@ -2,6 +2,7 @@
 import type { StatementSync } from 'node:sqlite';
 import {
   storedResponse,
+  storedTexts,
   type ResponseStore,
   type StoredResponse,
   type StoredRow,
@@ -21,11 +22,11 @@ export class SqliteResponseStore implements ResponseStore {
     this.#retentionMs = retentionMs;
     this.#clock = clock;
     this.#select = database.prepare(
-      'SELECT input_items, response FROM responses WHERE id = ? AND key_id = ? AND expires_at > ?',
+      'SELECT input_items, response, previous_id FROM responses WHERE id = ? AND key_id = ? AND expires_at > ?',
     );
     this.#insert = database.prepare(
-      `INSERT OR REPLACE INTO responses (id, key_id, created_at, expires_at, input_items, response)
-       VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO responses (id, key_id, created_at, expires_at, input_items, response, previous_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#delete = database.prepare('DELETE FROM responses WHERE id = ? AND key_id = ? AND expires_at > ?');
     this.#purge = database.prepare('DELETE FROM responses WHERE expires_at <= ?');
@@ -38,13 +39,15 @@ export class SqliteResponseStore implements ResponseStore {
 
   async put(keyId: string, stored: StoredResponse): Promise<void> {
     const now = this.#clock();
+    const texts = storedTexts(stored);
     this.#insert.run(
       stored.id,
       keyId,
       now,
       now + this.#retentionMs,
-      JSON.stringify(stored.inputItems),
-      JSON.stringify(stored.response),
+      texts.inputItems,
+      texts.response,
+      stored.previousId ?? null,
     );
     return Promise.resolve();
   }

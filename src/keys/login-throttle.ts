@@ -1,10 +1,13 @@
 /**
- * Failed dashboard sign-ins per client address: `maxFailures` failures within a minute of the first
- * one lock that address out until that minute is over, so the admin key cannot be guessed at speed.
- * A locked-out address is refused before its form is read, the right key included; a sign-in that
- * succeeds clears its failures. Per process and in memory (with `--workers N` each worker keeps its
- * own), keyed by the connection's address (behind a proxy, the proxy's: every client shares one
- * lockout). The table is bounded: past `maxAddresses` the oldest entry goes.
+ * Admin-key guessing, throttled per client address — the dashboard's sign-in form, the admin API
+ * and a protected `/metrics` share one throttle: `maxFailures` failures within a minute of the
+ * first one lock that address out until that minute is over, so the admin key cannot be guessed at
+ * speed. An attempt is decided and counted in one synchronous step (`reserve`: refused, or counted
+ * as a failure until it `succeeded`), before its key or form is read — so concurrent attempts
+ * cannot all pass a check made before any of them failed. A locked-out address is refused the
+ * right key included; a success clears its failures. Per process and in memory (with `--workers N`
+ * each worker keeps its own), keyed by the connection's address (behind a proxy, the proxy's:
+ * every client shares one lockout). The table is bounded: past `maxAddresses` the oldest entry goes.
  */
 export const loginWindowMs = 60_000;
 export const maxLoginFailures = 10;
@@ -28,6 +31,17 @@ export class LoginThrottle {
       return 0;
     }
     return entry.count >= maxLoginFailures ? left : 0;
+  }
+
+  /**
+   * One attempt for `address`: 0 when it may try (the attempt is counted as a failure now, and
+   * forgotten by `succeeded`), else the milliseconds until it may.
+   */
+  reserve(address: string): number {
+    const locked = this.lockedFor(address);
+    if (locked > 0) return locked;
+    this.failed(address);
+    return 0;
   }
 
   failed(address: string): void {
