@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { ImagePart } from '../../ir/index.ts';
-import { credentialsRejectedMessage } from '../../codecs/shared/upstream-errors.ts';
 import { startVertexMock, type VertexMock } from '../../../test/upstream-mocks/vertex/index.ts';
 import {
   answerText,
@@ -20,8 +19,10 @@ import {
   sendEncoded,
   userText,
 } from '../test-kit.ts';
+import { tokenCounting as betaCounting } from '../../surfaces/beta/count-tokens.ts';
+import { tokenCounting as gammaCounting } from '../../surfaces/gamma/count-tokens.ts';
 import type { ProviderSettings } from '../provider.ts';
-import { createVertexProvider, vertexPreset } from './index.ts';
+import { vertexPreset } from './index.ts';
 
 let mock: VertexMock;
 let keyFile: string;
@@ -47,8 +48,6 @@ const settings = (extra: Partial<ProviderSettings> = {}): ProviderSettings => ({
   credentials: { keyFile },
   ...extra,
 });
-
-const tokenRequests = () => mock.requests.filter((request) => request.path === '/token').length;
 
 test('Gemini, JSON: the publisher model URL, a bearer token, the codec decodes the answer and its usage', async () => {
   const provider = vertexPreset(settings());
@@ -183,117 +182,42 @@ test('Claude, JSON and streamed with a tool: rawPredict / streamRawPredict, no m
   assert.deepEqual(call?.type === 'tool-call' && JSON.parse(call.arguments), { q: 'x' });
 });
 
-test('one token serves concurrent and later calls; a token past its expiry is refreshed once', async (t) => {
-  t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
-  const provider = createVertexProvider(settings());
-  const transport = provider.transport(http);
-  const before = tokenRequests();
-  const ask = () =>
-    callProvider(provider, transport, 'gamma', chatRequest('gemini-2.5-flash', [userText('hi')]));
-  const answers = await Promise.all([ask(), ask(), ask()]);
-  assert.ok(answers.every((answer) => answer.ok));
-  await ask();
-  assert.equal(tokenRequests() - before, 1, 'one grant for four calls');
-  const bearers = new Set(mock.requests.slice(-4).map((request) => request.headers.authorization));
-  assert.equal(bearers.size, 1);
-
-  // Past the hour Google's tokens live (the mock's own clock moves too: the old token is dead there).
-  t.mock.timers.tick(3600 * 1000);
-  const later = await Promise.all([ask(), ask()]);
-  assert.ok(later.every((answer) => answer.ok));
-  assert.equal(tokenRequests() - before, 2, 'one more grant, shared by both calls');
-  assert.notEqual(mock.requests.at(-1)?.headers.authorization, [...bearers][0]);
-});
-
-test('errors: another project is a 403 without upstream text; RESOURCE_EXHAUSTED is a 429', async () => {
-  const wrong = vertexPreset(settings({ project: 'proj-b' }));
-  const denied = await callProvider(
-    wrong,
-    wrong.transport(http),
-    'gamma',
-    chatRequest('gemini-2.5-flash', [userText('x')]),
-  );
-  assert.ok(!denied.ok);
-  assert.equal(denied.status, 403);
-  assert.equal(denied.error.message, credentialsRejectedMessage);
-
+test('count tokens: Gemini :countTokens with a flat body, Claude count-tokens:rawPredict', async () => {
   const provider = vertexPreset(settings());
-  const codec = codecOf('gamma');
-  const upstream = codec.encodeRequest(chatRequest('gemini-2.5-flash', [userText('x')]), {
-    baseUrl: provider.baseUrl,
-    apiKey: undefined,
-    model: 'gemini-2.5-flash',
-  });
-  upstream.headers['x-mock-fail'] = '429';
-  const limited = await sendEncoded(provider, provider.transport(http), codec, upstream, false);
-  assert.ok(!limited.ok);
-  assert.equal(limited.error.kind, 'rate_limited');
-  assert.equal(limited.error.status, 429);
-});
+  const transport = provider.transport(http);
+  const gammaRequest = chatRequest('gemini-2.5-flash', [userText('count me')]);
+  const target = { baseUrl: provider.baseUrl, apiKey: undefined, model: 'gemini-2.5-flash' };
+  // The full request form, whose `models/…` name and nesting Vertex refuses, and a content without a role.
+  const gammaBody = {
+    generateContentRequest: { model: 'models/x', contents: [{ parts: [{ text: 'count me' }] }] },
+  };
+  const gemini = await transport.send(
+    provider.baseUrl,
+    gammaCounting.encodeUpstreamRequest(gammaBody, gammaRequest, target, {}),
+    new AbortController().signal,
+  );
+  assert.equal(gemini.status, 200, await gemini.text().catch(() => ''));
+  assert.match(
+    mock.requests.at(-1)?.path ?? '',
+    /publishers\/google\/models\/gemini-2\.5-flash:countTokens$/,
+  );
 
-test('a key the token endpoint refuses: a client-safe error, the key only in secrets', async () => {
-  const forgedFile = join(directory, 'forged.json');
-  const other = await startVertexMock({ projectId: 'proj-a' });
-  // A key the mock under test never trusted (another mock's), with this mock's token_uri.
-  writeFileSync(forgedFile, JSON.stringify({ ...other.serviceAccountKey, token_uri: mock.tokenUri }));
-  await other.close();
-  const provider = vertexPreset(settings({ credentials: { keyFile: forgedFile } }));
-  assert.deepEqual(provider.secrets, [other.serviceAccountKey.private_key]);
-  await assert.rejects(
-    provider.transport(http).send(
-      provider.baseUrl,
-      codecOf('gamma').encodeRequest(chatRequest('gemini-2.5-flash', [userText('x')]), {
-        baseUrl: provider.baseUrl,
-        apiKey: undefined,
-        model: 'gemini-2.5-flash',
-      }),
-      new AbortController().signal,
-    ),
-    (error: Error & { kind?: string }) =>
-      error.kind === 'upstream' &&
-      !error.message.includes('PRIVATE KEY') &&
-      !error.message.includes(forgedFile),
+  const claudeTarget = { ...target, model: 'claude-sonnet-4-5@20250929' };
+  const claudeBody = { model: 'claude-client-name', messages: [{ role: 'user', content: 'count' }] };
+  const claudeRequest = chatRequest('claude-sonnet-4-5@20250929', [userText('count')]);
+  const claude = await transport.send(
+    provider.baseUrl,
+    betaCounting.encodeUpstreamRequest(claudeBody, claudeRequest, claudeTarget, {}),
+    new AbortController().signal,
   );
-});
-
-test('settings: project and location required and named; the endpoint follows the location', () => {
-  assert.throws(
-    () => vertexPreset({ name: 'v', preset: 'vertex', location: 'us-central1' }),
-    /providers\.v\.project/,
-  );
-  assert.throws(() => vertexPreset({ name: 'v', preset: 'vertex', project: 'p' }), /providers\.v\.location/);
-  assert.throws(
-    () => vertexPreset({ name: 'v', preset: 'vertex', project: 'p', location: 'evil.example/x' }),
-    /location/,
-  );
-  const env = { GOOGLE_APPLICATION_CREDENTIALS: undefined };
+  const counted = JSON.parse(await claude.text()) as { input_tokens?: number };
+  assert.equal(claude.status, 200);
+  assert.ok((counted.input_tokens ?? 0) > 0);
+  const sent = mock.requests.at(-1);
+  assert.ok(sent);
   assert.equal(
-    createVertexProvider({ name: 'v', preset: 'vertex', project: 'p', location: 'europe-west4' }, { env })
-      .baseUrl,
-    'https://europe-west4-aiplatform.googleapis.com',
+    sent.path,
+    '/v1/projects/proj-a/locations/us-central1/publishers/anthropic/models/count-tokens:rawPredict',
   );
-  assert.equal(
-    createVertexProvider({ name: 'v', preset: 'vertex', project: 'p', location: 'global' }, { env }).baseUrl,
-    'https://aiplatform.googleapis.com',
-  );
-  assert.equal(
-    createVertexProvider({ name: 'v', preset: 'vertex', project: 'p', location: 'global' }, { env }).wireFor(
-      'gamma',
-      'gemini-2.5-pro',
-    ),
-    'gamma',
-  );
-});
-
-test('settings: an unreadable or broken key file is named, its contents never quoted', () => {
-  const broken = join(directory, 'broken.json');
-  writeFileSync(broken, '{"private_key": "-----BEGIN PRIVATE KEY-----secret');
-  assert.throws(
-    () => vertexPreset(settings({ credentials: { keyFile: join(directory, 'missing.json') } })),
-    /credentials\.keyFile: cannot read .*missing\.json \(ENOENT\)/,
-  );
-  assert.throws(
-    () => vertexPreset(settings({ credentials: { keyFile: broken } })),
-    (error: Error) => error.message.includes('broken.json') && !error.message.includes('secret'),
-  );
+  assert.equal((sent.body as Record<string, unknown>).model, 'claude-sonnet-4-5@20250929');
 });
