@@ -27,7 +27,15 @@ export interface ServiceAccountKey {
 /** Where tokens come from: a service-account key, or the library's default credentials. */
 export type GoogleCredentialSource =
   | { readonly kind: 'service-account'; readonly key: ServiceAccountKey }
-  | { readonly kind: 'default'; readonly keyFile: string | undefined };
+  | {
+      readonly kind: 'default';
+      readonly keyFile: string | undefined;
+      /** The file's own secrets (an authorized user's client secret and refresh token). */
+      readonly secrets: readonly string[];
+    };
+
+/** Fields of Google's credential files that hold a secret. */
+const secretFields = ['private_key', 'client_secret', 'refresh_token'] as const;
 
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
@@ -38,7 +46,7 @@ function text(value: unknown): string | undefined {
  * Messages name the setting and the path, never the file's contents (a JSON parse error would quote it).
  */
 export function readCredentialSource(keyFile: string | undefined, setting: string): GoogleCredentialSource {
-  if (keyFile === undefined) return { kind: 'default', keyFile: undefined };
+  if (keyFile === undefined) return { kind: 'default', keyFile: undefined, secrets: [] };
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(keyFile, 'utf8'));
@@ -48,7 +56,10 @@ export function readCredentialSource(keyFile: string | undefined, setting: strin
   }
   const file = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
   // authorized_user, external_account, impersonated_service_account: the library knows them.
-  if (file.type !== 'service_account') return { kind: 'default', keyFile };
+  if (file.type !== 'service_account') {
+    const secrets = secretFields.map((field) => text(file[field])).filter((value) => value !== undefined);
+    return { kind: 'default', keyFile, secrets };
+  }
   const clientEmail = text(file.client_email);
   const privateKey = text(file.private_key);
   if (clientEmail === undefined || privateKey === undefined)

@@ -72,7 +72,7 @@ export function createVertexProvider(settings: ProviderSettings, options: Vertex
     name: settings.name,
     preset: settings.preset,
     baseUrl: (settings.baseUrl ?? defaultVertexBaseUrl(location)).replace(/\/+$/, ''),
-    secrets: source.kind === 'service-account' ? [source.key.privateKey] : [],
+    secrets: source.kind === 'service-account' ? [source.key.privateKey] : source.secrets,
     wireFor(_family: FamilyId, model: string): FamilyId {
       return isClaudeModel(model) ? 'beta' : 'gamma';
     },

@@ -154,3 +154,26 @@ test('settings: an unreadable or broken key file is named, its contents never qu
     (error: Error) => error.message.includes('broken.json') && !error.message.includes('secret'),
   );
 });
+
+test('GOOGLE_APPLICATION_CREDENTIALS: a service-account key is read like keyFile; another file keeps its secrets listed', () => {
+  const base = { name: 'v', preset: 'vertex', project: 'proj-a', location: 'us-central1' };
+  const fromEnv = createVertexProvider(base, { env: { GOOGLE_APPLICATION_CREDENTIALS: keyFile } });
+  assert.deepEqual(fromEnv.secrets, [mock.serviceAccountKey.private_key]);
+  const userFile = join(directory, 'adc.json');
+  writeFileSync(
+    userFile,
+    JSON.stringify({
+      type: 'authorized_user',
+      client_id: 'id',
+      client_secret: 'd-secret',
+      refresh_token: '1//refresh',
+    }),
+  );
+  const user = createVertexProvider(base, { env: { GOOGLE_APPLICATION_CREDENTIALS: userFile } });
+  assert.deepEqual(user.secrets, ['d-secret', '1//refresh']);
+  assert.throws(
+    () =>
+      createVertexProvider(base, { env: { GOOGLE_APPLICATION_CREDENTIALS: join(directory, 'none.json') } }),
+    /^Error: GOOGLE_APPLICATION_CREDENTIALS: cannot read/,
+  );
+});
