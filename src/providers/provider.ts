@@ -30,6 +30,12 @@ export interface ProviderSettings {
   readonly apiVersion?: string | undefined;
   /** Preset-specific credentials (a service-account key file, an AWS profile, Entra ID options). */
   readonly credentials?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Azure OpenAI: deployment name → the OpenAI model it serves (`reasoner: o4-mini`). A deployment's
+   * name need not say its model; the model decides OpenAI's rules (reasoning models take
+   * `max_completion_tokens` and only default sampling).
+   */
+  readonly deployments?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface Provider {

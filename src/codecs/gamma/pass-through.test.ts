@@ -49,7 +49,7 @@ test('responses and stream messages come back as the upstream sent them, modelVe
 
 test('an output cap the gateway lowered reaches the upstream lowered', () => {
   const body = {
-    contents: [{ parts: [{ text: 'hi' }] }],
+    contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
     generationConfig: { maxOutputTokens: 65536, topK: 3 },
   };
   const lowered: ChatRequest = { ...request, sampling: { maxOutputTokens: 8192 } };
@@ -60,4 +60,20 @@ test('an output cap the gateway lowered reaches the upstream lowered', () => {
   );
   const within = { ...body, generationConfig: { maxOutputTokens: 10 } };
   assert.equal(gammaCodec.passThrough.encodeRequest(within, lowered, target).body, JSON.stringify(within));
+});
+
+test('a content without a role goes upstream as the user turn it means (Vertex AI refuses it without)', () => {
+  const body = {
+    contents: [
+      { parts: [{ text: 'hi' }] },
+      { role: 'model', parts: [{ text: 'yes' }] },
+      { parts: [{ text: 'and?' }] },
+    ],
+  };
+  const target = { baseUrl: 'https://upstream.invalid', apiKey: 'sk-up', model: 'm-001' };
+  const sent = JSON.parse(gammaCodec.passThrough.encodeRequest(body, request, target).body) as typeof body;
+  assert.deepEqual(
+    sent.contents.map((content) => ('role' in content ? content.role : undefined)),
+    ['user', 'model', 'user'],
+  );
 });

@@ -1,6 +1,6 @@
 /**
  * Same-family traffic: the client's own body goes upstream untouched (only the path's model, the
- * credential and a lowered output cap change), and the upstream's answer goes back as sent except
+ * credential, a lowered output cap and a missing content role change), and the upstream's answer goes back as sent except
  * `modelVersion`, which names the model the client asked for (as translated answers do).
  */
 import { isJsonObject, type JsonObject } from '../../ir/index.ts';
@@ -18,12 +18,31 @@ function withOutputCap(body: JsonObject, cap: number | undefined): JsonObject {
   return { ...body, generationConfig: { ...config, maxOutputTokens: cap } };
 }
 
+/**
+ * Every content with its role: the family's API reads a missing one as `user`, but Vertex AI
+ * refuses it ("Please use a valid role"), so the gateway says it for the client.
+ */
+function withRoles(body: JsonObject): JsonObject {
+  const contents = body.contents;
+  if (
+    !Array.isArray(contents) ||
+    contents.every((content) => !isJsonObject(content) || content.role !== undefined)
+  )
+    return body;
+  return {
+    ...body,
+    contents: contents.map((content) =>
+      isJsonObject(content) && content.role === undefined ? { role: 'user', ...content } : content,
+    ),
+  };
+}
+
 export const passThrough: PassThrough = {
   encodeRequest(body, request, target) {
     return {
       path: upstreamPath(target.model, request.stream),
       headers: upstreamHeaders(target),
-      body: JSON.stringify(withOutputCap(body, request.sampling.maxOutputTokens)),
+      body: JSON.stringify(withRoles(withOutputCap(body, request.sampling.maxOutputTokens))),
       warnings: [],
     };
   },
