@@ -51,6 +51,8 @@ export interface RequestHandler {
   (request: IncomingMessage, response: ServerResponse): void;
   /** Requests being answered now. */
   readonly inFlight: number;
+  /** A shutdown began: `/readyz` answers 503 so load balancers stop sending. */
+  readonly draining: boolean;
   /** Ends the dashboard's live-tail streams (shutdown). */
   closeStreams(): void;
   /**

@@ -18,6 +18,7 @@ import type { Exchange } from './exchange.ts';
 import { KeySlots } from './key-slots.ts';
 import { createModelsRoute } from './models-route.ts';
 import { RequestAdmission } from './request-admission.ts';
+import { chatLogFields } from './request-log.ts';
 import { createRouteTable, type RouteTable } from './routes.ts';
 
 export type { AppDependencies, RequestHandler } from './app-dependencies.ts';
@@ -84,6 +85,7 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
           status: response.statusCode,
           ms: Math.round(timeline.elapsed() * 100) / 100,
           ...(traceId === undefined ? {} : { traceId }),
+          ...chatLogFields(exchange.context, exchange.ending),
         });
       });
   };
@@ -93,8 +95,13 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
       return inFlight;
     },
     closeStreams: () => state.dashboard?.close(),
+    get draining() {
+      return draining;
+    },
     async drain(timeoutMs: number): Promise<void> {
       draining = true;
+      const { logger } = dependencies;
+      logger.info('drain started', { inFlight, timeoutMs });
       const settled = (): Promise<void> =>
         inFlight === 0
           ? Promise.resolve()
@@ -110,10 +117,14 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
         clearTimeout(timer);
         return done;
       };
-      if (await waitAtMost(timeoutMs)) return;
-      dependencies.logger.warn('drain timed out: aborting requests in flight', { inFlight });
+      if (await waitAtMost(timeoutMs)) {
+        logger.info('drain finished', { inFlight });
+        return;
+      }
+      logger.warn('drain timed out: aborting requests in flight', { inFlight });
       for (const controller of controllers) controller.abort('shutdown');
       await waitAtMost(abortGraceMs);
+      logger.info('drain finished', { inFlight });
     },
   });
 }

@@ -25,6 +25,7 @@ import { openSession } from './chat-session.ts';
 import type { Exchange, ServerState } from './exchange.ts';
 import { createNodeSink } from './node-sink.ts';
 import type { RequestAdmission } from './request-admission.ts';
+import { logFailedAttempt } from './request-log.ts';
 
 export interface ChatRouteState extends ServerState {
   /** What a chat request must pass before its body is read. */
@@ -116,7 +117,10 @@ export async function chatRoute(
         sink,
         signal,
         clientId: key.id,
-        onAttempt: timeline.recordAttempt,
+        onAttempt: (record) => {
+          timeline.recordAttempt(record);
+          logFailedAttempt(dependencies.logger, exchange.requestId, record);
+        },
         onSending:
           tracer === undefined
             ? undefined
@@ -160,6 +164,7 @@ export async function chatRoute(
       countTokens: countOnly,
     };
   }
+  exchange.ending = ending;
   observeEnd(context, ending, dependencies.metrics, tracer);
 }
 

@@ -6,6 +6,7 @@ import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import type { RequestContext } from '../usage/request-context.ts';
 import type { RequestTimeline } from '../usage/request-timeline.ts';
 import type { AppDependencies } from './app-dependencies.ts';
+import type { ChatEnding } from './chat-end.ts';
 import type { ModelsRoute } from './models-route.ts';
 
 export interface Exchange {
@@ -22,6 +23,8 @@ export interface Exchange {
   answer: (status: number, body: unknown, headers?: ResponseHeaders) => void;
   /** A chat request's context once the chat route made it (its trace id goes on the log line). */
   context?: RequestContext;
+  /** How a chat request ended (key, delivery): its log line's fields. */
+  ending?: ChatEnding;
 }
 
 export interface ServerState {

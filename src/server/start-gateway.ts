@@ -29,6 +29,10 @@ export interface RunningGateway {
   generatedKey: string | undefined;
   /** The metrics (current values for the dashboard: `metrics.snapshot()`); undefined when turned off. */
   metrics: GatewayMetrics | undefined;
+  /** The gateway's logger (secrets redacted): start, shutdown and exit lines. */
+  logger: Logger;
+  /** Requests being answered now. */
+  readonly inFlight: number;
   /** Writes the ledger's pending rows now, synchronously: for a process exiting without `close`. */
   flushLedger(): void;
   close(): Promise<void>;
@@ -136,8 +140,14 @@ export async function startGateway(
     ledgerQueue: () => ledger.pending,
     breakers: function* () {
       const now = upstreams.clock.now();
-      for (const { deployment, model, breaker } of upstreams.breakers())
-        yield { deployment, model, state: breaker.state(now), transitions: breaker.transitions };
+      for (const { deployment, model, breaker, misconfigured } of upstreams.breakers())
+        yield {
+          deployment,
+          model,
+          state: breaker.state(now),
+          transitions: breaker.transitions,
+          misconfigured,
+        };
     },
   });
   const server = createServer(
@@ -169,6 +179,10 @@ export async function startGateway(
     server,
     generatedKey,
     metrics,
+    logger: log,
+    get inFlight() {
+      return handler.inFlight;
+    },
     flushLedger: () => {
       ledger.flush();
     },
