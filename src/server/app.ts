@@ -34,7 +34,7 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
-  const state = routeState(dependencies, controllers);
+  const state = routeState(dependencies, controllers, () => draining);
   const routes = createRouteTable();
 
   const handler = (request: IncomingMessage, response: ServerResponse): void => {
@@ -135,7 +135,11 @@ async function serve(routes: RouteTable, exchange: Exchange, state: ChatRouteSta
 }
 
 /** What the routes share: built once from the dependencies. */
-function routeState(dependencies: AppDependencies, controllers: Set<AbortController>): ChatRouteState {
+function routeState(
+  dependencies: AppDependencies,
+  controllers: Set<AbortController>,
+  draining: () => boolean,
+): ChatRouteState {
   const { config } = dependencies;
   const clock = dependencies.clock ?? Date.now;
   const admin: AdminDependencies | undefined =
@@ -158,6 +162,7 @@ function routeState(dependencies: AppDependencies, controllers: Set<AbortControl
         : createDashboard(admin, board.store, board.ledger, dependencies.logger),
     clock,
     controllers,
+    draining,
     modelsRoute: createModelsRoute({
       keys: dependencies.keys,
       models: dependencies.models,

@@ -35,4 +35,6 @@ export interface ServerState {
   /** Every chat request's abort controller, for a drain that times out. */
   controllers: Set<AbortController>;
   modelsRoute: ModelsRoute;
+  /** A shutdown began (`/readyz` answers 503). */
+  draining: () => boolean;
 }

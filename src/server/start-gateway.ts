@@ -120,6 +120,7 @@ export async function startGateway(
     responses,
     strictOutputTokens: config.strictOutputTokens,
     health: () => ({ ...upstreams.health(), in_flight: guard.inFlight, shed: guard.shed }),
+    reachability: { store: () => stores.ping(), sharedStore: services.pingSharedStore },
     metrics,
     tracer,
     metricsEndpoint:

@@ -63,6 +63,10 @@ export function embeddedStores(path: string): Stores {
       };
     },
     start: () => undefined,
+    ping: async () => {
+      database.prepare('SELECT 1').get();
+      return Promise.resolve();
+    },
     async close() {
       ledger?.close();
       database.close();

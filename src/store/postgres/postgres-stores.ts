@@ -61,6 +61,9 @@ function postgresStores(
     start() {
       keySource.start(keyPollMs);
     },
+    async ping() {
+      await connection.query('SELECT 1');
+    },
     async close() {
       keySource.stop();
       await closeLedger?.();
