@@ -44,6 +44,11 @@ export async function runServe(argv: string[]): Promise<void> {
       process.stderr.write(`modelgate: ${error.message}\n`);
       process.exit(1);
     }
+    // Another process holds the port: one line, not Node's EADDRINUSE stack.
+    if ((error as { code?: unknown } | undefined)?.code === 'EADDRINUSE') {
+      process.stderr.write(`modelgate: port ${config.port} is in use (set PORT or server.port)\n`);
+      process.exit(1);
+    }
     throw error;
   }
 }
