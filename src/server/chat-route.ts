@@ -119,7 +119,8 @@ export async function chatRoute(
         clientId: key.id,
         onAttempt: (record) => {
           timeline.recordAttempt(record);
-          logFailedAttempt(dependencies.logger, exchange.requestId, record);
+          // A call the client's leaving (or a shutdown) cut says nothing about the upstream.
+          if (!signal.aborted) logFailedAttempt(dependencies.logger, exchange.requestId, record);
         },
         onSending:
           tracer === undefined
