@@ -57,7 +57,7 @@ async function startGateway(directory: string, environment: Record<string, strin
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       output += chunk;
-      const found = /listening on (http:\/\/\S+)/.exec(output);
+      const found = /listening on (http:\/\/[^\s"]+)/.exec(output);
       if (found?.[1] !== undefined) resolve(found[1]);
     });
     child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${output}`)));

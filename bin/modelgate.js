@@ -8,6 +8,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 
+// Before anything loads node:sqlite (Node 22.5+ only, and this code needs 24's type stripping and
+// APIs): an older Node gets one line saying what to install, not a stack trace from deep inside.
+const requiredNodeMajor = 24;
+const runningMajor = Number(process.versions.node.split('.')[0]);
+if (!(runningMajor >= requiredNodeMajor)) {
+  process.stderr.write(
+    `modelgate: Node.js ${requiredNodeMajor} or newer is needed (this is ${process.versions.node}); ` +
+      `npm install brings it (the npm package \`node\`), or see https://nodejs.org\n`,
+  );
+  process.exit(1);
+}
+
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 function builtAt() {

@@ -73,7 +73,7 @@ async function listeningUrl(child: ChildProcess): Promise<string> {
     child.stdout?.setEncoding('utf8');
     child.stdout?.on('data', (chunk: string) => {
       seen += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(seen);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(seen);
       if (match?.[1] !== undefined) {
         clearTimeout(timer);
         resolveUrl(match[1]);

@@ -340,6 +340,13 @@ export async function usage(
   const since = pastMoment(search.get('since') ?? '24h', now, 'since');
   const untilText = search.get('until');
   const until = untilText === null ? undefined : pastMoment(untilText, now, 'until');
+  // An empty table would look like "no usage": a reversed range is a mistake to name.
+  if (until !== undefined && until < since)
+    throw new AdminError(
+      400,
+      'invalid_request',
+      `until (${new Date(until).toISOString()}) is before since (${new Date(since).toISOString()})`,
+    );
   const names = await dependencies.store.names();
   const keyText = search.get('key');
   let keyIds: string[] | undefined;

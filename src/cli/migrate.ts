@@ -15,7 +15,12 @@ export function runMigrate(argv: string[]): Promise<void> {
     const parsed = parseCommandLine(argv, ['db', 'config'], ['json']);
     if (parsed.positional.length > 0)
       throw new UsageError(`unexpected argument ${parsed.positional[0] ?? ''}`);
-    const report = await migrateStore(commandConfig(parsed));
+    // A store from before the rollups fills them from its whole ledger: say how far it got
+    // (on stderr under --json, so stdout stays one JSON document).
+    const out = parsed.flags.has('json') ? process.stderr : process.stdout;
+    const report = await migrateStore(commandConfig(parsed), undefined, (done, total) => {
+      out.write(`rolling up the usage ledger: ${done} / ${total} rows\n`);
+    });
     if (parsed.flags.has('json')) {
       const { kind, location, from, to, latest } = report;
       print({ object: 'migration', store: kind, location, from, to, latest });

@@ -8,6 +8,7 @@ import type { Config } from '../config/config.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { startGateway } from '../server/start-gateway.ts';
 import { StoreUnavailableError } from '../store/store-errors.ts';
+import { startBanner } from './banner.ts';
 import { parseWorkers, runPrimary, workerListening } from './workers.ts';
 import { letYoungGenerationGrow } from './young-generation.ts';
 
@@ -43,6 +44,11 @@ export async function runServe(argv: string[]): Promise<void> {
       process.stderr.write(`modelgate: ${error.message}\n`);
       process.exit(1);
     }
+    // Another process holds the port: one line, not Node's EADDRINUSE stack.
+    if ((error as { code?: unknown } | undefined)?.code === 'EADDRINUSE') {
+      process.stderr.write(`modelgate: port ${config.port} is in use (set PORT or server.port)\n`);
+      process.exit(1);
+    }
     throw error;
   }
 }
@@ -59,19 +65,21 @@ async function serve(config: Config): Promise<void> {
     gateway.flushLedger();
   });
   if (cluster.isWorker) workerListening(gateway.url);
-  else {
-    const served = Object.entries(config.upstreams)
-      .map(([family, upstream]) => `${family}=${upstream.baseUrl === undefined ? 'simulator' : 'upstream'}`)
-      .join(' ');
-    process.stdout.write(`modelgate listening on ${gateway.url} (${served})\n`);
-  }
+  else process.stdout.write(startBanner(config, gateway.url, process.stdout.isTTY));
   if (gateway.generatedKey !== undefined) {
     process.stdout.write(
       `No client keys were configured, so one was generated. It is shown only this once; only its hash is stored:\n\n  ${gateway.generatedKey}\n\nUse it as: Authorization: Bearer <key>\n`,
     );
   }
-  const stop = (): void => {
-    void gateway.close().then(() => process.exit(0));
+  const stop = (signal: NodeJS.Signals): void => {
+    gateway.logger.info(`${signal} received: shutting down`, {
+      inFlight: gateway.inFlight,
+      pid: process.pid,
+    });
+    void gateway.close().then(() => {
+      gateway.logger.info('exiting', { code: 0, inFlight: gateway.inFlight, pid: process.pid });
+      process.exit(0);
+    });
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

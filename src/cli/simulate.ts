@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { startSimulatorServer } from '../simulator/server.ts';
 
-const usage = `usage: modelgate simulate [--port N] [--host H] [--ttft-ms N] [--token-delay-ms N]
+export const simulateUsage = `usage: modelgate simulate [--port N] [--host H] [--ttft-ms N] [--token-delay-ms N]
   --port            port to listen on (env SIMULATOR_PORT, default 8081; 0 = any free port)
   --host            interface to bind (default 127.0.0.1)
   --ttft-ms         delay before the first streamed token (env SIMULATOR_TTFT_MS, default 0)
@@ -61,7 +61,7 @@ export async function runSimulate(argv: string[]): Promise<void> {
   try {
     settings = parseSimulateArgs(argv);
   } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${usage}\n`);
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${simulateUsage}\n`);
     process.exitCode = 2;
     return;
   }

@@ -14,6 +14,7 @@ import { ConfigError } from '../config/load-config.ts';
 import { bootstrapClientKeys } from '../keys/client-keys.ts';
 import { PrimaryMetrics } from '../metrics/primary-scrape.ts';
 import { openStores } from '../store/stores.ts';
+import { startBanner } from './banner.ts';
 
 export function parseWorkers(value: string | undefined, config: Config): number {
   if (value === undefined) return 1;
@@ -65,7 +66,7 @@ export async function runPrimary(config: Config, count: number): Promise<void> {
     worker.on('message', (message: Partial<ListeningMessage>) => {
       if (message.modelgate !== 'listening' || announced) return;
       announced = true;
-      process.stdout.write(`modelgate listening on ${message.url ?? ''} (${count} workers)\n`);
+      process.stdout.write(startBanner(config, message.url ?? '', process.stdout.isTTY, count));
       if (generatedKey !== undefined)
         process.stdout.write(
           `No client keys were configured, so one was generated. It is shown only this once; only its hash is stored:\n\n  ${generatedKey}\n\nUse it as: Authorization: Bearer <key>\n`,

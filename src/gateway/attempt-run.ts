@@ -93,6 +93,7 @@ export class AttemptRun {
     }
     if (metering !== undefined) this.#answerHeaders(await metering);
     record.status = response.status;
+    deployment.lastStatus = response.status;
     record.headersMs = performance.now() - timers.startedAt;
     if (response.status >= 200 && response.status < 300) {
       record.billed = true;
@@ -104,14 +105,16 @@ export class AttemptRun {
     } catch {
       // The error body is only a detail: the status alone still maps.
     }
-    const reading = readUpstreamError(
-      response.status,
-      response.headers,
-      this.attempt.codec.decodeErrorBody(text),
-      Date.now(),
-    );
+    const detail = this.attempt.codec.decodeErrorBody(text);
+    const reading = readUpstreamError(response.status, response.headers, detail, Date.now());
+    // The operator's log gets the upstream's own words (a 401's too), through the same scrubber.
+    if (detail.message !== undefined) record.detail = deployment.scrubber.clean(detail.message);
     const error = deployment.scrubber.scrub(reading.error, response.status);
-    return { ok: false, failure: failureOf(error, timers, response.status, reading.retryAfterMs) };
+    const failure = failureOf(error, timers, response.status, reading.retryAfterMs);
+    const status = response.status;
+    if (status === 401 || status === 403 || detail.credentialsRejected === true)
+      failure.credentialsRejected = true;
+    return { ok: false, failure };
   }
 
   /** A failure that is not an error answer (a transport error, a cut or unreadable body), judged. */
@@ -128,6 +131,7 @@ export class AttemptRun {
     const step = this.attempt.step;
     for (const record of this.records) {
       record.error = failure.error.kind;
+      record.detail ??= failure.error.message;
       this.#report(record);
     }
     if (call.signal.aborted) {
@@ -255,6 +259,7 @@ function newRecord(attempt: Attempt): AttemptRecord {
     billed: false,
     answered: false,
     error: undefined,
+    detail: undefined,
   };
 }
 

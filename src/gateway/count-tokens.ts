@@ -55,13 +55,7 @@ export async function countTokens(call: CountCall, dependencies: CountDependenci
   const request = counting.decodeRequest({ body: call.body, route: call.route, lenient: true });
   const entry = dependencies.models.resolve(request.model);
   if (entry === undefined) {
-    throw new GatewayError(
-      'not_found',
-      `The model \`${request.model}\` does not exist or is not served here`,
-      {
-        param: 'model',
-      },
-    );
+    throw dependencies.models.unknownModel(request.model);
   }
   if (call.allowedModels !== undefined && !call.allowedModels.has(entry.name)) {
     const message = `This API key is not allowed to use the model \`${entry.name}\``;

@@ -40,6 +40,11 @@ export interface AttemptRecord {
   answered: boolean;
   /** Why the call gave no answer; undefined when it answered. */
   error: GatewayErrorKind | undefined;
+  /**
+   * What went wrong in words, for the operator's log only: the upstream's error message through
+   * the deployment's scrubber (no key, host or URL), else the client-safe error's message.
+   */
+  detail?: string | undefined;
 }
 
 /** What the gateway learns from a stream, whichever mode carried it. */

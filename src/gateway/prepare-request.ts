@@ -5,7 +5,7 @@
 import type { ModelEntry } from '../config/catalog.ts';
 import type { ResponseContext, SurfaceInput, WireCodec } from '../codecs/codec.ts';
 import { familyCodec } from '../surfaces/registry.ts';
-import { GatewayError, isJsonObject, type ChatRequest } from '../ir/index.ts';
+import { isJsonObject, type ChatRequest } from '../ir/index.ts';
 import type { ChatCall } from './chat-call.ts';
 import type { ImageFetcher } from './fetch-images.ts';
 import type { ModelResolver } from './resolve-model.ts';
@@ -42,13 +42,7 @@ export async function prepareRequest(
   const request = call.surface.decodeRequest(input);
   const entry = request.model === named ? peeked : models.resolve(request.model);
   if (entry === undefined) {
-    throw new GatewayError(
-      'not_found',
-      `The model \`${request.model}\` does not exist or is not served here`,
-      {
-        param: 'model',
-      },
-    );
+    throw models.unknownModel(request.model);
   }
   const lowered = fitOutputCap(request, entry, options.strictOutputTokens === true);
   validateAgainstCatalog(request, entry);

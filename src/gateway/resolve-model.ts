@@ -7,11 +7,16 @@
  */
 import type { Config } from '../config/config.ts';
 import { defaultPricing, type ModelEntry } from '../config/catalog.ts';
-import { isFamilyId } from '../surfaces/registry.ts';
+import { editDistance } from '../config/did-you-mean.ts';
+import { GatewayError } from '../ir/index.ts';
+import { familyIds, isFamilyId } from '../surfaces/registry.ts';
 
 /** Uncatalogued ids have no known figures: these keep B's required max_tokens sane. */
 const uncataloguedContextWindow = Number.POSITIVE_INFINITY;
 const uncataloguedMaxOutput = 4096;
+/** Names suggested for an unknown model, at most; longer asked-for names get no suggestion (edit distance is quadratic). */
+const maxSuggestions = 3;
+const maxSuggestedFromChars = 120;
 
 export class ModelResolver {
   readonly #byName = new Map<string, ModelEntry>();
@@ -43,6 +48,42 @@ export class ModelResolver {
     }
     for (const pattern of this.#patterns) if (name.startsWith(pattern.prefix)) return pattern.entry;
     return undefined;
+  }
+
+  /**
+   * The 404 for a model nothing routes: the closest catalog names (a typo, a dated id, a vendor's
+   * name for one the catalog spells differently) and how an uncatalogued model is reached.
+   */
+  unknownModel(name: string): GatewayError {
+    const suggestions = this.#closest(name);
+    const families = familyIds();
+    const hint =
+      (suggestions.length === 0
+        ? ''
+        : ` Did you mean ${suggestions.map((known) => `\`${known}\``).join(', ')}?`) +
+      ` A model outside the catalog is reached as \`<family>/<upstream id>\` (${families.map((family) => `\`${family}/<id>\``).join(', ')}).`;
+    return new GatewayError(
+      'not_found',
+      `The model \`${name}\` does not exist or is not served here.${hint}`,
+      {
+        param: 'model',
+      },
+    );
+  }
+
+  #closest(name: string): string[] {
+    if (name.length === 0 || name.length > maxSuggestedFromChars) return [];
+    const lower = name.toLowerCase();
+    const allowed = Math.max(3, Math.floor(name.length / 2));
+    const ranked: { known: string; distance: number }[] = [];
+    for (const known of this.#byName.keys()) {
+      const other = known.toLowerCase();
+      // One containing the other (`gpt-4o` for `gpt-4o-2024-08-06`) is as close as a typo.
+      const distance = lower.includes(other) || other.includes(lower) ? 1 : editDistance(lower, other);
+      if (distance <= allowed) ranked.push({ known, distance });
+    }
+    ranked.sort((left, right) => left.distance - right.distance || left.known.localeCompare(right.known));
+    return ranked.slice(0, maxSuggestions).map(({ known }) => known);
   }
 
   /** Catalog entries, aliases excluded, for `GET /v1/models`. */

@@ -69,14 +69,18 @@ export class UpstreamRouter {
     return adHoc;
   }
 
-  /** Deployments and breaker states of every catalog model. */
+  /** Deployments, breaker states and misconfigured deployments of every catalog model. */
   health(): JsonObject {
     const now = this.clock.now();
     const models: JsonObject[] = [];
     let open = 0;
+    let misconfigured = 0;
     for (const route of this.#routes.values()) {
       const deployments = route.deployments.map((deployment) => deployment.health(now));
-      for (const deployment of route.deployments) open += deployment.breaker.state(now) === 'closed' ? 0 : 1;
+      for (const deployment of route.deployments) {
+        open += deployment.breaker.state(now) === 'closed' ? 0 : 1;
+        misconfigured += deployment.misconfigured ? 1 : 0;
+      }
       models.push({
         model: route.entry.name,
         family: route.entry.family,
@@ -84,14 +88,25 @@ export class UpstreamRouter {
         deployments,
       });
     }
-    return { status: open === 0 ? 'ok' : 'degraded', open_circuits: open, models };
+    const status = open === 0 && misconfigured === 0 ? 'ok' : 'degraded';
+    return { status, open_circuits: open, misconfigured_deployments: misconfigured, models };
   }
 
   /** Every catalog model's deployments with their breakers (read by the metrics when scraped). */
-  *breakers(): Iterable<{ deployment: string; model: string; breaker: CircuitBreaker }> {
+  *breakers(): Iterable<{
+    deployment: string;
+    model: string;
+    breaker: CircuitBreaker;
+    misconfigured: boolean;
+  }> {
     for (const route of this.#routes.values())
       for (const deployment of route.deployments)
-        yield { deployment: deployment.id, model: route.entry.name, breaker: deployment.breaker };
+        yield {
+          deployment: deployment.id,
+          model: route.entry.name,
+          breaker: deployment.breaker,
+          misconfigured: deployment.misconfigured,
+        };
   }
 
   async close(): Promise<void> {

@@ -33,6 +33,8 @@ export interface KeyServices {
   start(): Promise<void>;
   /** Closes the shared store's connections. */
   close(): Promise<void>;
+  /** Resolves when the shared store (Redis) answers; undefined when none is configured. */
+  pingSharedStore: (() => Promise<void>) | undefined;
 }
 
 export async function createKeyServices(
@@ -137,6 +139,7 @@ export async function createKeyServices(
     async close() {
       await redis?.close();
     },
+    pingSharedStore: redis === undefined ? undefined : () => redis.ping(),
   };
 }
 

@@ -45,6 +45,8 @@ export interface BreakerView {
   state: BreakerState;
   /** Times the circuit moved to each state since start. */
   transitions: Readonly<Record<BreakerState, number>>;
+  /** The upstream refused the gateway's credential (401/403) and has not answered since. */
+  misconfigured: boolean;
 }
 
 /** What is read when scraped. */
@@ -171,6 +173,12 @@ export class GatewayMetrics {
       () => this.#breakerTransitions(),
       'counter',
     );
+    registry.gauge(
+      'modelgate_deployment_misconfigured',
+      "1 while the deployment's upstream refuses the gateway's credential (401/403), cleared by a success.",
+      ['modelgate_deployment', 'gen_ai_request_model'],
+      () => this.#misconfigured(),
+    );
   }
 
   /** What is read when scraped (set once the gateway is composed). */
@@ -252,6 +260,11 @@ export class GatewayMetrics {
     for (const breaker of this.#sources?.breakers() ?? [])
       for (const state of breakerStates)
         yield [[breaker.deployment, this.#models.of(breaker.model), state], breaker.state === state ? 1 : 0];
+  }
+
+  *#misconfigured(): Iterable<readonly [readonly string[], number]> {
+    for (const breaker of this.#sources?.breakers() ?? [])
+      yield [[breaker.deployment, this.#models.of(breaker.model)], breaker.misconfigured ? 1 : 0];
   }
 
   *#breakerTransitions(): Iterable<readonly [readonly string[], number]> {

@@ -37,6 +37,8 @@ export interface AttemptFailure {
   unhealthy: boolean;
   /** The upstream's `retry-after`, in ms. */
   retryAfterMs: number | undefined;
+  /** The upstream refused the gateway's credential: the deployment is misconfigured. */
+  credentialsRejected?: boolean;
 }
 
 export class AttemptPlan {
@@ -184,7 +186,10 @@ export class AttemptPlan {
     if (this.#rehearses(deployment)) {
       deployment.breaker.release();
     } else {
-      deployment.failures += failure.unhealthy ? 1 : 0;
+      // A refused credential is a failure in the deployment's counts (not a breaker trip: it is no outage).
+      const rejected = failure.credentialsRejected === true;
+      if (rejected) deployment.misconfigured = true;
+      deployment.failures += failure.unhealthy || rejected ? 1 : 0;
       if (failure.unhealthy) deployment.breaker.fail(now);
       else if (failure.retryable) deployment.breaker.release();
       else deployment.breaker.succeed();
@@ -204,7 +209,10 @@ export class AttemptPlan {
   /** The call's answer started reaching the client: no more attempts, the deployment is healthy. */
   answered(step: Step): void {
     if (this.#rehearses(step.deployment)) step.deployment.breaker.release();
-    else step.deployment.breaker.succeed();
+    else {
+      step.deployment.breaker.succeed();
+      step.deployment.misconfigured = false;
+    }
   }
 
   /** The answered call is over; `upstreamFailed` when the upstream broke it (not the client). */

@@ -55,6 +55,13 @@ export class Deployment {
   coolingUntil = 0;
   calls = 0;
   failures = 0;
+  /** The upstream's last HTTP status (0 before any answer): what an operator checks first. */
+  lastStatus = 0;
+  /**
+   * The upstream refused the gateway's credential (401/403, or a body saying so): a configuration
+   * fault no retry cures, beside the breaker's state; cleared by the next answer that succeeds.
+   */
+  misconfigured = false;
 
   constructor(spec: DeploymentSpec) {
     this.id = spec.id;
@@ -82,6 +89,8 @@ export class Deployment {
       in_flight: this.inFlight,
       calls: this.calls,
       failures: this.failures,
+      last_status: this.lastStatus,
+      misconfigured: this.misconfigured,
       cooling_ms: Math.max(0, this.coolingUntil - now),
       breaker: this.breaker.snapshot(now),
     };

@@ -17,11 +17,20 @@ import type { RequestContext } from '../usage/request-context.ts';
 import type { UsageReports } from '../usage/report.ts';
 import type { MetricsEndpoint } from './metrics-route.ts';
 
+/** What `/readyz` checks: each resolves when its part answers, rejects when it cannot. */
+export interface Reachability {
+  store: () => Promise<void>;
+  /** Redis; undefined when none is configured. */
+  sharedStore: (() => Promise<void>) | undefined;
+}
+
 export interface AppDependencies extends ChatDependencies<RequestContext> {
   admission: AdmissionControl;
   config: Config;
   keys: ClientKeys;
   logger: Logger;
+  /** What `/readyz` checks (the store, Redis); without it the process is ready while it serves. */
+  reachability?: Reachability;
   /** Upstream health (deployments, circuit breakers) for `GET /admin/health`. */
   health?: () => JsonObject;
   /** The admin API; without it `/admin/…` answers 404. */
@@ -51,6 +60,8 @@ export interface RequestHandler {
   (request: IncomingMessage, response: ServerResponse): void;
   /** Requests being answered now. */
   readonly inFlight: number;
+  /** A shutdown began: `/readyz` answers 503 so load balancers stop sending. */
+  readonly draining: boolean;
   /** Ends the dashboard's live-tail streams (shutdown). */
   closeStreams(): void;
   /**

@@ -18,6 +18,7 @@ import type { Exchange } from './exchange.ts';
 import { KeySlots } from './key-slots.ts';
 import { createModelsRoute } from './models-route.ts';
 import { RequestAdmission } from './request-admission.ts';
+import { chatLogFields } from './request-log.ts';
 import { createRouteTable, type RouteTable } from './routes.ts';
 import { LoginThrottle } from '../keys/login-throttle.ts';
 
@@ -34,7 +35,7 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
-  const state = routeState(dependencies, controllers);
+  const state = routeState(dependencies, controllers, () => draining);
   const routes = createRouteTable();
 
   const handler = (request: IncomingMessage, response: ServerResponse): void => {
@@ -85,6 +86,7 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
           status: response.statusCode,
           ms: Math.round(timeline.elapsed() * 100) / 100,
           ...(traceId === undefined ? {} : { traceId }),
+          ...chatLogFields(exchange.context, exchange.ending),
         });
       });
   };
@@ -94,8 +96,13 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
       return inFlight;
     },
     closeStreams: () => state.dashboard?.close(),
+    get draining() {
+      return draining;
+    },
     async drain(timeoutMs: number): Promise<void> {
       draining = true;
+      const { logger } = dependencies;
+      logger.info('drain started', { inFlight, timeoutMs });
       const settled = (): Promise<void> =>
         inFlight === 0
           ? Promise.resolve()
@@ -111,10 +118,14 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
         clearTimeout(timer);
         return done;
       };
-      if (await waitAtMost(timeoutMs)) return;
-      dependencies.logger.warn('drain timed out: aborting requests in flight', { inFlight });
+      if (await waitAtMost(timeoutMs)) {
+        logger.info('drain finished', { inFlight });
+        return;
+      }
+      logger.warn('drain timed out: aborting requests in flight', { inFlight });
       for (const controller of controllers) controller.abort('shutdown');
       await waitAtMost(abortGraceMs);
+      logger.info('drain finished', { inFlight });
     },
   });
 }
@@ -125,7 +136,11 @@ async function serve(routes: RouteTable, exchange: Exchange, state: ChatRouteSta
 }
 
 /** What the routes share: built once from the dependencies. */
-function routeState(dependencies: AppDependencies, controllers: Set<AbortController>): ChatRouteState {
+function routeState(
+  dependencies: AppDependencies,
+  controllers: Set<AbortController>,
+  draining: () => boolean,
+): ChatRouteState {
   const { config } = dependencies;
   const clock = dependencies.clock ?? Date.now;
   // Admin-key guesses, one count per address for the admin API, the dashboard and `/metrics`.
@@ -152,6 +167,7 @@ function routeState(dependencies: AppDependencies, controllers: Set<AbortControl
         : createDashboard(admin, board.store, board.ledger, dependencies.logger),
     clock,
     controllers,
+    draining,
     modelsRoute: createModelsRoute({
       keys: dependencies.keys,
       models: dependencies.models,

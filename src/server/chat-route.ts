@@ -26,6 +26,7 @@ import { openSession } from './chat-session.ts';
 import type { Exchange, ServerState } from './exchange.ts';
 import { createNodeSink } from './node-sink.ts';
 import type { RequestAdmission } from './request-admission.ts';
+import { logFailedAttempt } from './request-log.ts';
 
 export interface ChatRouteState extends ServerState {
   /** What a chat request must pass before its body is read. */
@@ -123,7 +124,11 @@ export async function chatRoute(
         sink,
         signal,
         clientId: key.id,
-        onAttempt: timeline.recordAttempt,
+        onAttempt: (record) => {
+          timeline.recordAttempt(record);
+          // A call the client's leaving (or a shutdown) cut says nothing about the upstream.
+          if (!signal.aborted) logFailedAttempt(dependencies.logger, exchange.requestId, record);
+        },
         onSending:
           tracer === undefined
             ? undefined
@@ -167,6 +172,7 @@ export async function chatRoute(
       countTokens: countOnly,
     };
   }
+  exchange.ending = ending;
   observeEnd(context, ending, dependencies.metrics, tracer);
 }
 

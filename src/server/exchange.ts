@@ -7,6 +7,7 @@ import type { LoginThrottle } from '../keys/login-throttle.ts';
 import type { RequestContext } from '../usage/request-context.ts';
 import type { RequestTimeline } from '../usage/request-timeline.ts';
 import type { AppDependencies } from './app-dependencies.ts';
+import type { ChatEnding } from './chat-end.ts';
 import type { ModelsRoute } from './models-route.ts';
 
 export interface Exchange {
@@ -23,6 +24,8 @@ export interface Exchange {
   answer: (status: number, body: unknown, headers?: ResponseHeaders) => void;
   /** A chat request's context once the chat route made it (its trace id goes on the log line). */
   context?: RequestContext;
+  /** How a chat request ended (key, delivery): its log line's fields. */
+  ending?: ChatEnding;
 }
 
 export interface ServerState {
@@ -35,4 +38,6 @@ export interface ServerState {
   /** Every chat request's abort controller, for a drain that times out. */
   controllers: Set<AbortController>;
   modelsRoute: ModelsRoute;
+  /** A shutdown began (`/readyz` answers 503). */
+  draining: () => boolean;
 }

@@ -1,28 +1,23 @@
 /**
  * The route table: every path modelgate serves, one lookup (find-my-way's radix tree) per request.
- * Each route is registered for every method; the route answers a wrong one itself, in its own
+ * `/healthz`, `/livez` and `/readyz` are `probes.ts`. Each route is registered for every method; the route answers a wrong one itself, in its own
  * shape (405 with `allow`). Paths the table does not hold are the surfaces' (their codecs' routes
  * and, for a path that only resembles a surface, its error shape) and the families' model lists:
  * `surfaceOrModels` asks the registry, which reads the codecs when asked.
  */
 import FindMyWay from 'find-my-way';
-import { defaultSurface, matchSurface, resembledSurface } from '../surfaces/registry.ts';
+import { matchSurface, resembledSurface } from '../surfaces/registry.ts';
 import { adminRoute } from './admin-route.ts';
-import { methodNotAllowed } from './answers.ts';
 import { expectsContinue } from './before-body.ts';
 import { chatRoute, type ChatRouteState } from './chat-route.ts';
 import type { Exchange } from './exchange.ts';
 import { metricsPath, metricsRoute } from './metrics-route.ts';
 import { matchModelsPath } from './models-route.ts';
+import { healthz, livez, readyz } from './probes.ts';
 import { isStoredResponsePath, storedResponsesRoute } from './responses-route.ts';
 
 /** Answers one request (its promise settles when the answer was given). */
 export type Route = (exchange: Exchange, state: ChatRouteState) => Promise<void> | void;
-
-const healthz: Route = ({ request, pathname, answer, baseHeaders }) => {
-  if (request.method === 'GET') answer(200, { status: 'ok' });
-  else methodNotAllowed(defaultSurface, request.method, pathname, 'GET', answer, baseHeaders);
-};
 
 const metrics: Route = ({ request, response, baseHeaders }, { dependencies, throttle }) =>
   metricsRoute(request, response, dependencies.metricsEndpoint, baseHeaders, throttle);
@@ -81,6 +76,8 @@ export function createRouteTable(): RouteTable {
   });
   const add = (path: string, route: Route): void => router.all(path, () => undefined, route);
   add('/healthz', healthz);
+  add('/livez', livez);
+  add('/readyz', readyz);
   add(metricsPath, metrics);
   add('/admin', admin);
   add('/admin/*', admin);

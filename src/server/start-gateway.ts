@@ -29,6 +29,10 @@ export interface RunningGateway {
   generatedKey: string | undefined;
   /** The metrics (current values for the dashboard: `metrics.snapshot()`); undefined when turned off. */
   metrics: GatewayMetrics | undefined;
+  /** The gateway's logger (secrets redacted): start, shutdown and exit lines. */
+  logger: Logger;
+  /** Requests being answered now. */
+  readonly inFlight: number;
   /** Writes the ledger's pending rows now, synchronously: for a process exiting without `close`. */
   flushLedger(): void;
   close(): Promise<void>;
@@ -124,6 +128,7 @@ export async function startGateway(
     responses,
     strictOutputTokens: config.strictOutputTokens,
     health: () => ({ ...upstreams.health(), in_flight: guard.inFlight, shed: guard.shed }),
+    reachability: { store: () => stores.ping(), sharedStore: services.pingSharedStore },
     metrics,
     tracer,
     metricsEndpoint:
@@ -144,8 +149,14 @@ export async function startGateway(
     ledgerQueue: () => ledger.pending,
     breakers: function* () {
       const now = upstreams.clock.now();
-      for (const { deployment, model, breaker } of upstreams.breakers())
-        yield { deployment, model, state: breaker.state(now), transitions: breaker.transitions };
+      for (const { deployment, model, breaker, misconfigured } of upstreams.breakers())
+        yield {
+          deployment,
+          model,
+          state: breaker.state(now),
+          transitions: breaker.transitions,
+          misconfigured,
+        };
     },
   });
   const server = createServer(
@@ -177,6 +188,10 @@ export async function startGateway(
     server,
     generatedKey,
     metrics,
+    logger: log,
+    get inFlight() {
+      return handler.inFlight;
+    },
     flushLedger: () => {
       ledger.flush();
     },

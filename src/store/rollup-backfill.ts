@@ -34,7 +34,14 @@ interface Dialect {
   latencyInsert(period: number, metric: string, binned: string): string;
 }
 
-function backfillSql(dialect: Dialect): string {
+/** Ledger rows with `created_at` in [from, to): a slice of the backfill. */
+interface TimeRange {
+  from: number;
+  to: number;
+}
+
+function backfillSql(dialect: Dialect, range?: TimeRange): string {
+  const within = range === undefined ? '' : `created_at >= ${range.from} AND created_at < ${range.to}`;
   const dimensions: Readonly<Record<string, string>> = {
     all: "''",
     key: 'key_id',
@@ -55,7 +62,7 @@ function backfillSql(dialect: Dialect): string {
       SUM(prompt_tokens), SUM(cached_tokens), SUM(cache_write_tokens), SUM(output_tokens),
       SUM(cost_usd), SUM(CASE WHEN final THEN COALESCE(overhead_ms, 0) ELSE 0 END),
       SUM(CASE WHEN final AND overhead_ms IS NOT NULL THEN 1 ELSE 0 END)
-    FROM usage_ledger GROUP BY 3, 4;`,
+    FROM usage_ledger ${within === '' ? '' : `WHERE ${within} `}GROUP BY 3, 4;`,
     ),
   );
   // Histograms per model and for all models (model ''); the bin in double precision, as
@@ -74,7 +81,7 @@ function backfillSql(dialect: Dialect): string {
               CASE WHEN ${column} <= 1 THEN 0 WHEN ${bin} > ${lastLatencyBin} THEN ${lastLatencyBin} ELSE ${bin} END AS bin,
               COUNT(*) AS n
             FROM usage_ledger
-            WHERE final AND outcome <> 'rejected' AND ${column} IS NOT NULL
+            WHERE final AND outcome <> 'rejected' AND ${column} IS NOT NULL${within === '' ? '' : ` AND ${within}`}
             GROUP BY 1, 2, 3) AS binned`,
         );
       }),
@@ -84,20 +91,101 @@ function backfillSql(dialect: Dialect): string {
 }
 
 /** The embedded store's: a histogram is a `bin:count …` text per bucket. */
-export const rollupBackfillSql = backfillSql({
+const sqliteDialect: Dialect = {
   separator: 'char(31)',
   latencyInsert: (period, metric, binned) => `
   INSERT INTO latency_rollup
     SELECT ${period}, grp, bucket, '${metric}', group_concat(bin || ':' || n, ' ') FROM ${binned}
     GROUP BY grp, bucket;`,
-});
+};
 
 /** PostgreSQL's: a histogram is a row per bin. */
-export const pgRollupBackfillSql = backfillSql({
+const pgDialect: Dialect = {
   separator: 'chr(31)',
   latencyInsert: (period, metric, binned) => `
   INSERT INTO latency_rollup SELECT ${period}, grp, bucket, '${metric}', bin, n FROM ${binned};`,
-});
+};
+
+export const rollupBackfillSql = backfillSql(sqliteDialect);
+export const pgRollupBackfillSql = backfillSql(pgDialect);
+
+/** Told how far a backfill got: ledger rows rolled up so far, of all. */
+export type BackfillProgress = (done: number, total: number) => void;
+
+/** A day: every minute and hour bucket lies inside one, so slices never split a rollup row. */
+const sliceMs = 86_400_000;
+const reportEveryRows = 100_000;
+const reportEveryMs = 2_000;
+
+/** The ledger's extent, as both stores read it. */
+interface LedgerExtent {
+  rows: number;
+  first: number | null;
+  last: number | null;
+}
+
+const extentSql =
+  'SELECT COUNT(*) AS rows, MIN(created_at) AS first, MAX(created_at) AS last FROM usage_ledger';
+const sliceCountSql = 'SELECT COUNT(*) AS rows FROM usage_ledger WHERE created_at >= ? AND created_at < ?';
+
+/** The day slices covering the ledger, oldest first. */
+function* slices(extent: LedgerExtent): Iterable<TimeRange> {
+  if (extent.first === null || extent.last === null) return;
+  for (let from = extent.first - (extent.first % sliceMs); from <= extent.last; from += sliceMs)
+    yield { from, to: from + sliceMs };
+}
+
+/** Reports progress every `reportEveryRows` rows or `reportEveryMs`, and once at the end. */
+function progressReporter(total: number, progress: BackfillProgress | undefined): (done: number) => void {
+  let reportedRows = 0;
+  let reportedAt = Date.now();
+  return (done) => {
+    if (progress === undefined) return;
+    const now = Date.now();
+    if (done < total && done - reportedRows < reportEveryRows && now - reportedAt < reportEveryMs) return;
+    reportedRows = done;
+    reportedAt = now;
+    progress(done, total);
+  };
+}
+
+/** The embedded store's backfill (inside the migration's transaction), a day of the ledger at a time. */
+export function backfillSqliteRollups(database: DatabaseSync, progress?: BackfillProgress): void {
+  const extent = database.prepare(extentSql).get() as unknown as LedgerExtent;
+  if (extent.rows === 0) return;
+  const report = progressReporter(extent.rows, progress);
+  const count = database.prepare(sliceCountSql);
+  let done = 0;
+  for (const range of slices(extent)) {
+    const rows = (count.get(range.from, range.to) as { rows: number } | undefined)?.rows ?? 0;
+    if (rows === 0) continue;
+    database.exec(backfillSql(sqliteDialect, range));
+    done += rows;
+    report(done);
+  }
+}
+
+/** PostgreSQL's backfill (inside the migration's transaction), a day of the ledger at a time. */
+export async function backfillPgRollups(
+  query: <Row extends Record<string, unknown>>(text: string, values?: readonly unknown[]) => Promise<Row[]>,
+  progress?: BackfillProgress,
+): Promise<void> {
+  const [extent] = await query<{ rows: number; first: number | null; last: number | null }>(extentSql);
+  if (extent === undefined || extent.rows === 0) return;
+  const report = progressReporter(extent.rows, progress);
+  let done = 0;
+  for (const range of slices(extent)) {
+    const [counted] = await query<{ rows: number }>(sliceCountSql.replace('?', '$1').replace('?', '$2'), [
+      range.from,
+      range.to,
+    ]);
+    const rows = counted?.rows ?? 0;
+    if (rows === 0) continue;
+    await query(backfillSql(pgDialect, range));
+    done += rows;
+    report(done);
+  }
+}
 
 /** Empties the rollups and fills them again from the ledger, in one transaction. */
 export function rebuildRollups(database: DatabaseSync): void {

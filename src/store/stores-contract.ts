@@ -22,6 +22,8 @@ export interface Stores {
   responses(retentionMs: number): ResponseStore;
   /** The gateway's ledger (only a serving process asks for one). */
   ledger(options: LedgerOptions): Ledger;
+  /** Resolves when the store answers a trivial query now, rejects when it cannot (`/readyz`). */
+  ping(): Promise<void>;
   /** Starts the store's background work (PostgreSQL: the key copy's refresh). */
   start(): void;
   close(): Promise<void>;

@@ -15,6 +15,7 @@ import { SqliteDashboardStore } from './sqlite/sqlite-dashboard-store.ts';
 import { openDatabase, openMigrated } from './sqlite/database.ts';
 import { SqliteResponseStore } from './sqlite/sqlite-response-store.ts';
 import type { MigrationReport, Stores } from './stores-contract.ts';
+import type { BackfillProgress } from './rollup-backfill.ts';
 
 export type { MigrationReport, Stores } from './stores-contract.ts';
 
@@ -27,11 +28,19 @@ export async function openStores(config: StoreConfig, logger?: Logger): Promise<
       config.outboxPath,
       logger,
     );
-  return embeddedStores(config.databasePath);
+  return embeddedStores(config.databasePath, loggedProgress(logger));
 }
 
-export function embeddedStores(path: string): Stores {
-  const database = openDatabase(path);
+/** A start's backfill (a ledger from before the rollups) says how far it got in the log. */
+export function loggedProgress(logger: Logger | undefined): BackfillProgress | undefined {
+  if (logger === undefined) return undefined;
+  return (done, total) => {
+    logger.info('rolling up the usage ledger for the dashboard', { done, total });
+  };
+}
+
+export function embeddedStores(path: string, progress?: BackfillProgress): Stores {
+  const database = openDatabase(path, progress);
   const keys = new SqliteKeyStore(database);
   let ledger: UsageLedger | undefined;
   return {
@@ -63,6 +72,10 @@ export function embeddedStores(path: string): Stores {
       };
     },
     start: () => undefined,
+    ping: async () => {
+      database.prepare('SELECT 1').get();
+      return Promise.resolve();
+    },
     async close() {
       ledger?.close();
       database.close();
@@ -72,10 +85,14 @@ export function embeddedStores(path: string): Stores {
 }
 
 /** Applies the store's migrations (opening a store does too) and says what changed. */
-export async function migrateStore(config: StoreConfig, logger?: Logger): Promise<MigrationReport> {
+export async function migrateStore(
+  config: StoreConfig,
+  logger?: Logger,
+  progress: BackfillProgress | undefined = loggedProgress(logger),
+): Promise<MigrationReport> {
   if (config.databaseUrl !== undefined)
-    return (await import('./postgres/postgres-stores.ts')).migrateOnly(config.databaseUrl, logger);
-  const { database, from, to } = openMigrated(config.databasePath);
+    return (await import('./postgres/postgres-stores.ts')).migrateOnly(config.databaseUrl, logger, progress);
+  const { database, from, to } = openMigrated(config.databasePath, progress);
   database.close();
   return { kind: 'embedded', location: config.databasePath, from, to, latest: to };
 }

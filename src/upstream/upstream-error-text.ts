@@ -23,6 +23,8 @@ import { GatewayError, type GatewayErrorKind } from '../ir/index.ts';
 export interface UpstreamErrorScrubber {
   /** The error as a client may read it; `status`: the upstream's HTTP status, when there is one. */
   scrub(error: GatewayError, status?: number): GatewayError;
+  /** Any upstream text with keys, hosts, URLs and addresses replaced (for the operator's log). */
+  clean(text: string): string;
 }
 
 const serverSide: Partial<Record<GatewayErrorKind, string>> = {
@@ -101,6 +103,7 @@ export function createUpstreamErrorScrubber(
   };
 
   return {
+    clean,
     scrub(error, status) {
       const generic = serverSide[error.kind];
       const hidden = generic !== undefined || (status !== undefined && status >= 500);

@@ -53,7 +53,7 @@ async function launch(args: string[], environment: Record<string, string>, prefi
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setInterval(() => {
-      const match = new RegExp(`${prefix} (http://\\S+)`).exec(output);
+      const match = new RegExp(`${prefix} (http://[^\\s"]+)`).exec(output);
       if (match !== null) {
         clearInterval(timer);
         resolve(match[1]!);

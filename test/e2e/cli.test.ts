@@ -73,7 +73,7 @@ function runCli(args: string[], environment: Record<string, string>): Cli {
     output: () => ({ stdout, stderr }),
     exited,
     waitFor,
-    url: async (prefix) => (await waitFor(new RegExp(`${prefix} (http://\\S+)`)))[1]!,
+    url: async (prefix) => (await waitFor(new RegExp(`${prefix} (http://[^\\s"]+)`)))[1]!,
   };
 }
 

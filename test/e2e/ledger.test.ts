@@ -393,7 +393,7 @@ describe('graceful shutdown', () => {
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
         stdout += chunk;
-        const match = /listening on (http:\/\/\S+)/.exec(stdout);
+        const match = /listening on (http:\/\/[^\s"]+)/.exec(stdout);
         if (match !== null) resolve(match[1]!);
       });
       void exited.then(() => reject(new Error(`exited early: ${stderr}`)));

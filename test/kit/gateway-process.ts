@@ -54,7 +54,7 @@ export async function startGatewayProcess(
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(stdout);
       if (match?.[1] !== undefined) resolve(match[1]);
     });
     void exited.then(({ code }) => reject(new Error(`gateway exited (${code}):\n${stdout}\n${stderr}`)));

@@ -56,7 +56,7 @@ export async function startInstance(
     const timer = setTimeout(() => reject(new Error(`no start: ${output}${log}`)), 120_000);
     child.stdout.on('data', (chunk: string) => {
       output += chunk;
-      const found = /listening on (http:\/\/\S+)/.exec(output);
+      const found = /listening on (http:\/\/[^\s"]+)/.exec(output);
       if (found?.[1] !== undefined) {
         clearTimeout(timer);
         resolve(found[1]);

@@ -17,7 +17,7 @@ test('serve.ts openai prints a URL that serves the mock', async () => {
   try {
     const lines = createInterface({ input: child.stdout });
     const [firstLine] = (await once(lines, 'line')) as [string];
-    const url = /listening on (http:\/\/\S+)/.exec(firstLine)?.[1];
+    const url = /listening on (http:\/\/[^\s"]+)/.exec(firstLine)?.[1];
     assert.ok(url, firstLine);
     const answer = await fetch(`${url}/v1/models`, {
       headers: { authorization: `Bearer ${defaultOpenAIMockKey}` },

@@ -236,7 +236,7 @@ function renderModels() {
       el('h1', { text: 'Models and deployments' }),
       el('div', { class: 'toolbar' }, [
         rangePicker(state.range, function (value) { state.range = value; show(); }),
-        el('span', { class: 'muted', text: data.health ? ('Gateway ' + data.health.status + ', ' + data.health.open_circuits + ' open circuit(s), ' + (data.health.in_flight || 0) + ' in flight') : '' }),
+        el('span', { class: 'muted', text: data.health ? ('Gateway ' + data.health.status + ', ' + data.health.open_circuits + ' open circuit(s), ' + (data.health.misconfigured_deployments || 0) + ' misconfigured, ' + (data.health.in_flight || 0) + ' in flight') : '' }),
       ]),
       el('h2', { text: 'Health now' }),
       table([
@@ -244,7 +244,8 @@ function renderModels() {
         { title: 'family', value: function (row) { return row.model.family; } },
         { title: 'deployment', value: function (row) { return row.deployment.id; } },
         { title: 'upstream', value: function (row) { return row.deployment.upstream + ' · ' + row.deployment.upstream_model; } },
-        { title: 'breaker', key: 'breaker', value: function (row) { return row.deployment.breaker.state; }, className: function (row) { return breakerClass(row.deployment.breaker.state); } },
+        { title: 'breaker', key: 'breaker', value: function (row) { return row.deployment.breaker.state + (row.deployment.misconfigured ? ' · misconfigured' : ''); }, className: function (row) { return breakerClass(row.deployment.misconfigured ? 'open' : row.deployment.breaker.state); } },
+        { title: 'last status', num: true, value: function (row) { return row.deployment.last_status ? String(row.deployment.last_status) : '–'; } },
         { title: 'in flight', num: true, value: function (row) { return count(row.deployment.in_flight); } },
         { title: 'calls', num: true, value: function (row) { return count(row.deployment.calls); } },
         { title: 'failures', num: true, value: function (row) { return count(row.deployment.failures); } },

@@ -120,6 +120,11 @@ export class RedisConnection {
     }
   }
 
+  /** Resolves when Redis answers a PING within the command timeout (`/readyz`). */
+  async ping(): Promise<void> {
+    await this.#withTimeout(this.#client.ping());
+  }
+
   async publish(channel: string, message: string): Promise<void> {
     await this.#client.publish(channel, message);
   }

@@ -11,9 +11,13 @@
  * nothing twice.
  */
 import type { PgConnection } from './connection.ts';
-import { pgRollupBackfillSql } from '../rollup-backfill.ts';
+import { backfillPgRollups, type BackfillProgress } from '../rollup-backfill.ts';
 
-export const postgresMigrations: readonly string[] = [
+/** A schema change: SQL, or SQL and then work (the rollups' backfill, which reports its progress). */
+export type PgMigration =
+  string | ((query: PgConnection['query'], progress: BackfillProgress | undefined) => Promise<void>);
+
+export const postgresMigrations: readonly PgMigration[] = [
   `CREATE TABLE client_keys (
      id TEXT PRIMARY KEY,
      name TEXT NOT NULL,
@@ -89,7 +93,8 @@ export const postgresMigrations: readonly string[] = [
   // (time, id), its indexes ending with it; per-minute and per-hour rollups, one dimension at a
   // time, kept by the ledger shipper's transaction; latency histograms a row per log bin; sessions
   // (a digest of the session id only). Rows already shipped are rolled up here.
-  `ALTER TABLE usage_ledger ADD COLUMN id BIGINT GENERATED ALWAYS AS IDENTITY;
+  async (query, progress) => {
+    await query(`ALTER TABLE usage_ledger ADD COLUMN id BIGINT GENERATED ALWAYS AS IDENTITY;
    CREATE INDEX usage_ledger_time_id ON usage_ledger (created_at, id);
    CREATE INDEX usage_ledger_key_time_id ON usage_ledger (key_id, created_at, id);
    DROP INDEX usage_ledger_time;
@@ -126,8 +131,9 @@ export const postgresMigrations: readonly string[] = [
      id_hash TEXT PRIMARY KEY,
      csrf TEXT NOT NULL,
      expires_at BIGINT NOT NULL
-   );
-   ${pgRollupBackfillSql}`,
+   );`);
+    await backfillPgRollups(query, progress);
+  },
   // Periodic budgets: so much per UTC day, week or month (keys/budget-period.ts), beside the lifetime one.
   `ALTER TABLE client_keys ADD COLUMN budget_period TEXT;
    ALTER TABLE client_keys ADD COLUMN period_budget_usd DOUBLE PRECISION;`,
@@ -158,7 +164,8 @@ export async function schemaVersion(connection: PgConnection): Promise<number> {
 /** Applies every migration the database lacks; refuses a database newer than this build. */
 export async function migratePostgres(
   connection: PgConnection,
-  migrations: readonly string[] = postgresMigrations,
+  migrations: readonly PgMigration[] = postgresMigrations,
+  progress?: BackfillProgress,
 ): Promise<MigrationStatus> {
   return connection.transaction(async (query) => {
     // Held until this transaction ends: a second instance waits here, then sees the new version.
@@ -178,7 +185,9 @@ export async function migratePostgres(
         `the database's schema is version ${from}, newer than this modelgate knows (${migrations.length}): upgrade modelgate`,
       );
     for (let version = from; version < migrations.length; version++) {
-      await query(migrations[version] ?? '');
+      const migration = migrations[version] ?? '';
+      if (typeof migration === 'string') await query(migration);
+      else await migration(query, progress);
       await query('INSERT INTO modelgate_migrations (version) VALUES ($1)', [version + 1]);
     }
     return { from, to: migrations.length, latest: migrations.length };

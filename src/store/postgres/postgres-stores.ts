@@ -7,11 +7,12 @@
 import type { Logger } from '../../log/logger.ts';
 import { UsageLedger, type Ledger, type LedgerOptions, type LedgerRow } from '../../usage/ledger.ts';
 import { StoreUnavailableError } from '../store-errors.ts';
+import type { BackfillProgress } from '../rollup-backfill.ts';
 import type { MigrationReport, Stores } from '../stores-contract.ts';
 import { connectPostgres, type PgConnection } from './connection.ts';
 import { LedgerOutbox } from './ledger-outbox.ts';
 import { LedgerShipper } from './ledger-shipper.ts';
-import { migratePostgres, type MigrationStatus } from './migrations.ts';
+import { migratePostgres, postgresMigrations, type MigrationStatus } from './migrations.ts';
 import { PgKeyCopy } from './pg-key-copy.ts';
 import { PgDashboardStore } from './pg-dashboard-store.ts';
 import { PgKeyStore } from './pg-key-store.ts';
@@ -60,6 +61,9 @@ function postgresStores(
     },
     start() {
       keySource.start(keyPollMs);
+    },
+    async ping() {
+      await connection.query('SELECT 1');
     },
     async close() {
       keySource.stop();
@@ -117,10 +121,14 @@ function outboxLedger(
 }
 
 /** `modelgate migrate`: applies what the database lacks, and nothing else. */
-export async function migrateOnly(url: string, logger?: Logger): Promise<MigrationReport> {
+export async function migrateOnly(
+  url: string,
+  logger?: Logger,
+  progress?: BackfillProgress,
+): Promise<MigrationReport> {
   const connection = await connectPostgres(url, logger);
   try {
-    const status = await migrateWhenReachable(connection, logger);
+    const status = await migrateWhenReachable(connection, logger, progress);
     return { kind: 'postgres', location: connection.location, ...status };
   } finally {
     await connection.close();
@@ -131,12 +139,17 @@ export async function migrateOnly(url: string, logger?: Logger): Promise<Migrati
 async function migrateWhenReachable(
   connection: PgConnection,
   logger: Logger | undefined,
+  progress: BackfillProgress | undefined = logger === undefined
+    ? undefined
+    : (done, total) => {
+        logger.info('rolling up the usage ledger for the dashboard', { done, total });
+      },
 ): Promise<MigrationStatus> {
   const deadline = Date.now() + startTimeoutMs;
   let warned = false;
   for (;;) {
     try {
-      return await migratePostgres(connection);
+      return await migratePostgres(connection, postgresMigrations, progress);
     } catch (error) {
       if (!(error instanceof StoreUnavailableError) || Date.now() >= deadline) throw error;
       if (!warned)

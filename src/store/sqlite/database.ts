@@ -2,9 +2,12 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { rollupBackfillSql } from '../rollup-backfill.ts';
+import { backfillSqliteRollups, type BackfillProgress } from '../rollup-backfill.ts';
 
-export const migrations: readonly string[] = [
+/** A schema change: SQL, or SQL and then work (the rollups' backfill, which reports its progress). */
+export type Migration = string | ((database: DatabaseSync, progress: BackfillProgress | undefined) => void);
+
+export const migrations: readonly Migration[] = [
   `CREATE TABLE client_keys (
      id TEXT PRIMARY KEY,
      name TEXT NOT NULL,
@@ -87,7 +90,8 @@ export const migrations: readonly string[] = [
   // model, family, model+deployment: never their cross product, which grows with every key and
   // model); latency histograms (log bins as `bin:count …` text, per model and for all models as
   // model ''); sessions (a digest of the session id only). Rows already written are rolled up here.
-  `CREATE TABLE usage_rollup (
+  (database, progress) => {
+    database.exec(`CREATE TABLE usage_rollup (
      period INTEGER NOT NULL,
      dimension TEXT NOT NULL,
      bucket INTEGER NOT NULL,
@@ -118,8 +122,9 @@ export const migrations: readonly string[] = [
      id_hash TEXT PRIMARY KEY,
      csrf TEXT NOT NULL,
      expires_at INTEGER NOT NULL
-   );
-   ${rollupBackfillSql}`,
+   );`);
+    backfillSqliteRollups(database, progress);
+  },
   // Periodic budgets: so much per UTC day, week or month (keys/budget-period.ts), beside the lifetime one.
   `ALTER TABLE client_keys ADD COLUMN budget_period TEXT;
    ALTER TABLE client_keys ADD COLUMN period_budget_usd REAL;`,
@@ -133,12 +138,15 @@ export type Database = DatabaseSync;
 /** WAL pages (4 KiB each) that trigger a checkpoint: small, so each is a short stall. */
 export const walCheckpointPages = 128;
 
-export function openDatabase(path: string): Database {
-  return openMigrated(path).database;
+export function openDatabase(path: string, progress?: BackfillProgress): Database {
+  return openMigrated(path, progress).database;
 }
 
 /** Opens the store and applies the migrations it lacks; says which version it was at before. */
-export function openMigrated(path: string): { database: Database; from: number; to: number } {
+export function openMigrated(
+  path: string,
+  progress?: BackfillProgress,
+): { database: Database; from: number; to: number } {
   if (path !== ':memory:') createPrivately(path);
   const database = new DatabaseSync(path);
   // The busy timeout first: switching to WAL takes a lock another process opening the file at
@@ -148,7 +156,7 @@ export function openMigrated(path: string): { database: Database; from: number; 
   // the event loop: at its default (1,000 pages, 4 MiB) the ledger's commits under load stalled
   // every request for 6–13 ms every few seconds; 128 pages cost ~2 ms each, the same work in total.
   database.exec(`PRAGMA wal_autocheckpoint = ${walCheckpointPages};`);
-  const from = migrate(database);
+  const from = migrate(database, progress);
   return { database, from, to: migrations.length };
 }
 
@@ -172,7 +180,7 @@ export function createPrivately(path: string): void {
  * version (BEGIN IMMEDIATE), so processes opening one file at once apply each migration once:
  * the others wait, then find it applied.
  */
-function migrate(database: Database): number {
+function migrate(database: Database, progress: BackfillProgress | undefined): number {
   const version = (): number =>
     (database.prepare('PRAGMA user_version').get() as { user_version: number } | undefined)?.user_version ??
     0;
@@ -182,7 +190,9 @@ function migrate(database: Database): number {
     try {
       next = version();
       if (next < migrations.length) {
-        database.exec(migrations[next] ?? '');
+        const migration = migrations[next] ?? '';
+        if (typeof migration === 'string') database.exec(migration);
+        else migration(database, progress);
         database.exec(`PRAGMA user_version = ${++next}`);
       }
       database.exec('COMMIT');
