@@ -92,6 +92,11 @@ export interface UpstreamTarget {
   apiKey: string | undefined;
   /** The upstream model id. */
   model: string;
+  /**
+   * The catalog marks the model a reasoning model (`capabilities.reasoning`): A's reasoning models
+   * take `max_completion_tokens` and only the default sampling.
+   */
+  reasoning?: boolean | undefined;
 }
 
 export interface UpstreamRequest {

@@ -28,6 +28,7 @@ function encodeRequest(body: JsonObject, request: ChatRequest, target: UpstreamT
     headers: upstreamHeaders(target),
     body: JSON.stringify(outgoing),
     warnings: [],
+    call: { model: target.model, stream: body.stream === true, operation: 'chat' },
   };
 }
 
