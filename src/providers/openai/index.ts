@@ -17,7 +17,9 @@ export const openaiPreset: ProviderPreset = (settings) => {
   if (apiKey !== undefined) auth.authorization = `Bearer ${apiKey}`;
   // OpenAI's project header, for a key that belongs to several projects.
   if (settings.project !== undefined) auth['openai-project'] = settings.project;
-  const needsEdit = Object.keys(auth).length > 0;
+  // A spec family upstream's request already carries the bearer key the codec wrote (OpenAI's own
+  // header): it goes as it is, with no per-request work.
+  const needsEdit = settings.familyUpstream !== true && Object.keys(auth).length > 0;
   return {
     name: settings.name,
     preset: settings.preset,
