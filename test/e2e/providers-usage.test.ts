@@ -122,6 +122,21 @@ test('an OpenAI reasoning model gets max_completion_tokens; a temperature it ref
   assert.equal(sent.body.max_completion_tokens, 100);
   assert.equal(sent.body.max_tokens, undefined);
   assert.equal(sent.body.temperature, undefined);
+  // Same-family traffic too: an A client that sends max_tokens and a temperature is answered.
+  // The field a client of older habits sends (deprecated in the SDK's types, still sent).
+  const direct = await client.chat.completions
+    .create({
+      model: 'via-o3',
+      // eslint-disable-next-line @typescript-eslint/no-deprecated
+      max_tokens: 80,
+      temperature: 0.2,
+      messages: [{ role: 'user', content: 'hi' }],
+    })
+    .withResponse();
+  assert.match(direct.data.choices[0]?.message.content ?? '', /\S/);
+  assert.match(direct.response.headers.get('warning') ?? '', /temperature is not supported/);
+  const passed = vendor.received.openai.at(-1) as unknown as { body: Record<string, unknown> };
+  assert.equal(passed.body.max_completion_tokens, 80);
 });
 
 test('BETA_BASE_URL and GAMMA_BASE_URL pointed at the Anthropic and Gemini APIs work', async () => {
