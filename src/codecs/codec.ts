@@ -92,6 +92,11 @@ export interface UpstreamTarget {
   apiKey: string | undefined;
   /** The upstream model id. */
   model: string;
+  /**
+   * The catalog marks the model a reasoning model (`capabilities.reasoning`): A's reasoning models
+   * take `max_completion_tokens` and only the default sampling.
+   */
+  reasoning?: boolean | undefined;
 }
 
 export interface UpstreamRequest {
@@ -231,6 +236,12 @@ export interface FamilyDescriptor {
   /** Id prefixes the family's real upstream uses (the simulator's answers carry them). */
   readonly idPrefixes: { readonly response: string; readonly toolCall: string };
   readonly promptCaching: PromptCaching;
+  /**
+   * The provider preset (`providers/registry.ts`) of the vendor whose API this wire is, if any: the
+   * family's spec upstream (`{prefix}_BASE_URL`, `upstreams:`) goes through it, keeping the spec's
+   * own header names and adding the vendor's, so the same setting reaches the vendor too.
+   */
+  readonly vendorPreset?: string;
 }
 
 /**

@@ -36,6 +36,8 @@ export interface ModelEntry {
   /** Per-model upstream overrides (else the family's). */
   baseUrl?: string;
   apiKey?: string;
+  /** A `providers:` name the model's default deployment goes through (instead of the family's upstream). */
+  provider?: string;
 }
 
 /**

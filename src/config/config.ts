@@ -10,6 +10,9 @@ import type { BreakerConfig, RetryConfig, TimeoutConfig, UpstreamLimits } from '
 
 export type { BreakerConfig, RetryConfig, TimeoutConfig, UpstreamLimits } from './resilience-schema.ts';
 import type { MetricsConfig, TracingConfig } from './observability-config.ts';
+import type { ProviderConfig } from './providers-schema.ts';
+
+export type { ProviderConfig } from './providers-schema.ts';
 
 export interface UpstreamConfig {
   /** The part before `/v1`; undefined means the built-in simulator serves the family. */
@@ -33,6 +36,8 @@ export interface DeploymentConfig {
   /** Undefined with an own `baseUrl`: a keyless server (the family key never goes to another host). */
   apiKey: string | undefined;
   upstreamModel: string;
+  /** A `providers:` name: the provider holds the base URL and credentials (`baseUrl`/`apiKey` unset). */
+  provider: string | undefined;
   /** Relative share of the traffic among healthy deployments. */
   weight: number;
 }
@@ -86,6 +91,8 @@ export interface Config {
   /** On shutdown, how long requests in flight may take to finish before they are cut. */
   drainTimeoutMs: number;
   upstreams: Record<FamilyId, UpstreamConfig>;
+  /** The `providers:` section: named providers models and deployments refer to. */
+  providers: Record<string, ProviderConfig>;
   models: ModelEntry[];
   /** alias → catalog name. */
   aliases: Record<string, string>;

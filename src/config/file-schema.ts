@@ -16,6 +16,7 @@ import {
   upstreamLimitsSchema,
 } from './resilience-schema.ts';
 import { imagesSchema, responsesSchema } from './service-schema.ts';
+import { providersSchema } from './providers-schema.ts';
 
 const positiveInteger = z.number().int().positive();
 const price = z.number().nonnegative();
@@ -44,6 +45,8 @@ const deploymentSchema = strictSection({
   baseUrl: z.url().optional(),
   apiKey: z.string().min(1).optional(),
   upstreamModel: z.string().min(1).optional(),
+  /** A `providers:` name: the deployment goes through that provider. */
+  provider: z.string().min(1).optional(),
   weight: z.number().positive().max(1_000_000).optional(),
 });
 
@@ -67,6 +70,7 @@ const modelSchema = strictSection({
   aliases: z.array(modelName).optional(),
   baseUrl: z.url().optional(),
   apiKey: z.string().min(1).optional(),
+  provider: z.string().min(1).optional(),
   deployments: z.array(deploymentSchema).min(1).max(100).optional(),
   fallbacks: z.array(modelName).max(20).optional(),
   timeouts: timeoutOverridesSchema.optional(),
@@ -165,6 +169,7 @@ export const fileSchema = strictSection({
     holdTtlMs: positiveInteger.min(1_000).optional(),
   }).optional(),
   upstreams: z.record(z.string(), upstreamSchema).superRefine(onlyFamilyKeys).optional(),
+  providers: providersSchema,
   models: z.array(modelSchema).optional(),
   aliases: z.record(modelName, modelName).optional(),
   timeouts: timeoutsSchema,

@@ -18,6 +18,7 @@ import {
 } from './environment.ts';
 import { familyLimitsOf, fileSchema, type ConfigFile } from './file-schema.ts';
 import { buildAliases, buildCatalog, buildRouting } from './model-routing.ts';
+import { checkProviderReferences, providersOf } from './providers-schema.ts';
 import { metricsConfig, tracingConfig } from './observability-config.ts';
 import { readConfigFile } from './read-config-file.ts';
 
@@ -30,6 +31,8 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
   const file: ConfigFile = path === undefined ? fileSchema.parse({}) : readConfigFile(path, environment);
   const models = buildCatalog(file.models ?? []);
   const aliases = buildAliases(file, models);
+  const providers = providersOf(file.providers);
+  checkProviderReferences(providers, file.models ?? []);
   const timeouts = file.timeouts;
   const headersTimeoutMs = file.server?.headersTimeoutMs ?? 10_000;
   const databasePath = nonEmpty(environment.MODELGATE_DB) ?? file.database ?? './data/modelgate.db';
@@ -41,6 +44,7 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
     ...postgresConfig(file, environment, databasePath),
     staticKeys: staticKeysOf(environment),
     upstreams: buildUpstreams(file, environment),
+    providers,
     models,
     aliases,
     timeouts,

@@ -72,6 +72,7 @@ function overrideEntry(entry: ModelEntry, spec: ModelSpec): ModelEntry {
   };
   if (spec.baseUrl !== undefined) result.baseUrl = spec.baseUrl.replace(/\/+$/, '');
   if (spec.apiKey !== undefined) result.apiKey = spec.apiKey;
+  if (spec.provider !== undefined) result.provider = spec.provider;
   if (result.maxOutputTokens > result.contextWindow) {
     throw new ConfigError(`model ${spec.name}: maxOutputTokens exceeds contextWindow`);
   }
@@ -116,8 +117,10 @@ function mergeTimeouts(base: TimeoutConfig, override: ModelSpec['timeouts']): Ti
 }
 
 function buildDeployments(spec: ModelSpec, entry: ModelEntry): DeploymentConfig[] {
-  if (spec.baseUrl !== undefined || spec.apiKey !== undefined) {
-    throw new ConfigError(`model ${spec.name}: set baseUrl/apiKey on its deployments, not beside them`);
+  if (spec.baseUrl !== undefined || spec.apiKey !== undefined || spec.provider !== undefined) {
+    throw new ConfigError(
+      `model ${spec.name}: set baseUrl/apiKey/provider on its deployments, not beside them`,
+    );
   }
   const ids = new Set<string>();
   return (spec.deployments ?? []).map((deployment, index) => {
@@ -141,6 +144,7 @@ function buildDeployments(spec: ModelSpec, entry: ModelEntry): DeploymentConfig[
       family: deploymentFamily,
       baseUrl,
       apiKey: deployment.apiKey,
+      provider: deployment.provider,
       upstreamModel: deployment.upstreamModel ?? entry.upstreamModel,
       weight: deployment.weight ?? 1,
     };

@@ -1,7 +1,10 @@
 /**
  * Count-tokens endpoints (B `POST /v1/messages/count_tokens`, C `POST …/models/{m}:countTokens`),
- * for every model of every family. A model of the surface's own family with a real upstream is
- * asked at the upstream's own count endpoint (the client's body, model and credential replaced);
+ * for every model of every family. A model with a real deployment speaking the surface's wire is
+ * asked at that upstream's own count endpoint (the client's body, model and credential replaced),
+ * through the deployment's provider: the request says it is a count (`UpstreamRequest.call`), so
+ * the provider builds its vendor's URL (Anthropic `/v1/messages/count_tokens`, Gemini
+ * `:countTokens`) and authenticates as for a chat;
  * otherwise, or when that upstream has no such endpoint, the count is estimated locally
  * (prompt-tokens.ts, sliced like a chat request's count) and the answer says so in
  * `x-modelgate-token-count: estimate`. Never billed, never sent to a chat endpoint; admitted before
@@ -73,7 +76,8 @@ export async function countTokens(call: CountCall, dependencies: CountDependenci
 }
 
 /**
- * The upstream's own count, when the model has a real deployment speaking the surface's family;
+ * The upstream's own count, when the model has a real deployment speaking the surface's wire (sent
+ * through the deployment's transport: its provider's);
  * undefined when there is none or it cannot count (unreachable, no such endpoint, failing).
  */
 async function askUpstream(

@@ -14,12 +14,16 @@ import type {
 } from '../config/config.ts';
 import { familyCodec } from '../surfaces/registry.ts';
 import type { FamilyId, JsonObject } from '../ir/index.ts';
+import type { UpstreamTarget } from '../codecs/codec.ts';
 import { systemClock, type RoutingClock } from '../routing/clock.ts';
 import { CircuitBreaker } from '../routing/breaker.ts';
-import { Deployment, ModelRoute } from '../routing/deployment.ts';
+import { Deployment, ModelRoute, type DeploymentSpec } from '../routing/deployment.ts';
 import type { HttpTransportOptions } from '../upstream/http-transport.ts';
 import type { UpstreamTransport } from '../upstream/transport.ts';
-import { createUpstreamErrorScrubber, type UpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
+import type { UpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
+import { ConfigError } from '../config/config-error.ts';
+import type { Provider } from '../providers/provider.ts';
+import { familyUpstreamTransport, namedProviders, scrubberFor } from './upstream-providers.ts';
 
 /** The simulator needs a credential present (as a real upstream would); it accepts any. */
 const simulatorKey = 'simulator';
@@ -38,6 +42,10 @@ export class UpstreamRouter {
   readonly #routes = new Map<string, ModelRoute>();
   /** Routes of uncatalogued `family/id` names, as long as the resolver keeps their entry. */
   readonly #adHoc = new WeakMap<ModelEntry, ModelRoute>();
+  /** The configuration's named providers. */
+  readonly #providers: ReadonlyMap<string, Provider>;
+  /** Each named provider's transport, per connect timeout. */
+  readonly #providerTransports = new Map<string, UpstreamTransport>();
   /** One for every deployment: it knows every configured upstream key and base URL. */
   readonly #scrubber: UpstreamErrorScrubber;
 
@@ -52,7 +60,8 @@ export class UpstreamRouter {
     this.#simulator = simulator;
     this.retry = config.retry;
     this.clock = clock;
-    this.#scrubber = scrubberFor(config);
+    this.#providers = namedProviders(config);
+    this.#scrubber = scrubberFor(config, this.#providers);
     for (const entry of config.models) this.#routes.set(entry.name, this.#build(entry));
     for (const route of this.#routes.values()) route.chain = this.#chain(route);
   }
@@ -132,6 +141,16 @@ export class UpstreamRouter {
   }
 
   #defaultDeployment(entry: ModelEntry, timeouts: TimeoutConfig): Deployment {
+    if (entry.provider !== undefined)
+      return this.#onProvider(
+        entry,
+        entry.name,
+        entry.family,
+        entry.provider,
+        1,
+        timeouts,
+        entry.upstreamModel,
+      );
     const family = this.#familyUpstream(entry.family);
     const baseUrl = entry.baseUrl ?? family.baseUrl;
     return this.#make(entry, entry.name, entry.family, 1, timeouts, {
@@ -143,6 +162,16 @@ export class UpstreamRouter {
   }
 
   #deployment(entry: ModelEntry, spec: DeploymentConfig, timeouts: TimeoutConfig): Deployment {
+    if (spec.provider !== undefined)
+      return this.#onProvider(
+        entry,
+        spec.id,
+        spec.family,
+        spec.provider,
+        spec.weight,
+        timeouts,
+        spec.upstreamModel,
+      );
     const family = this.#familyUpstream(spec.family);
     // The family's key goes only to the family's own host.
     const apiKey = spec.baseUrl === undefined ? (spec.apiKey ?? family.apiKey) : spec.apiKey;
@@ -154,6 +183,35 @@ export class UpstreamRouter {
     });
   }
 
+  /** A deployment on a named provider: its wire, its transport, its base URL; its credentials stay in it. */
+  #onProvider(
+    entry: ModelEntry,
+    id: string,
+    family: FamilyId,
+    name: string,
+    weight: number,
+    timeouts: TimeoutConfig,
+    model: string,
+  ): Deployment {
+    const provider = this.#providers.get(name);
+    // Checked at load (config/providers-schema.ts); a programmatic config may still get it wrong.
+    if (provider === undefined)
+      throw new ConfigError(`model ${entry.name}: no provider ${JSON.stringify(name)}`);
+    const key = `${name}\u0000${timeouts.connectMs}`;
+    let transport = this.#providerTransports.get(key);
+    if (transport === undefined) {
+      transport = provider.transport(this.#httpFor(timeouts.connectMs));
+      this.#providerTransports.set(key, transport);
+    }
+    return this.#deploymentOf(entry, id, weight, timeouts, {
+      codec: familyCodec(provider.wireFor(family, model)),
+      transport,
+      target: targetOf(entry, family, { baseUrl: provider.baseUrl, apiKey: undefined, model }),
+      simulated: false,
+      faultHeaders: false,
+    });
+  }
+
   #make(
     entry: ModelEntry,
     id: string,
@@ -162,22 +220,41 @@ export class UpstreamRouter {
     timeouts: TimeoutConfig,
     target: { baseUrl: string | undefined; apiKey: string | undefined; model: string; faultHeaders: boolean },
   ): Deployment {
-    const simulated = target.baseUrl === undefined;
+    const baseUrl = target.baseUrl;
+    if (baseUrl === undefined)
+      return this.#deploymentOf(entry, id, weight, timeouts, {
+        codec: familyCodec(family),
+        transport: this.#simulator,
+        target: { baseUrl: simulatorBaseUrl, apiKey: simulatorKey, model: target.model },
+        simulated: true,
+        faultHeaders: true,
+      });
+    const http = this.#httpFor(timeouts.connectMs);
+    return this.#deploymentOf(entry, id, weight, timeouts, {
+      codec: familyCodec(family),
+      transport: familyUpstreamTransport(family, { baseUrl, apiKey: target.apiKey }, http),
+      target: targetOf(entry, family, { baseUrl, apiKey: target.apiKey, model: target.model }),
+      simulated: false,
+      faultHeaders: target.faultHeaders,
+    });
+  }
+
+  #deploymentOf(
+    entry: ModelEntry,
+    id: string,
+    weight: number,
+    timeouts: TimeoutConfig,
+    parts: Pick<DeploymentSpec, 'codec' | 'transport' | 'target' | 'simulated' | 'faultHeaders'>,
+  ): Deployment {
     return new Deployment({
       id,
       model: entry.name,
-      codec: familyCodec(family),
-      transport: simulated ? this.#simulator : this.#httpFor(timeouts.connectMs),
-      target: simulated
-        ? { baseUrl: simulatorBaseUrl, apiKey: simulatorKey, model: target.model }
-        : { baseUrl: target.baseUrl ?? '', apiKey: target.apiKey, model: target.model },
       weight,
       timeouts,
       limits: this.#config.upstreamLimits,
       scrubber: this.#scrubber,
       breaker: new CircuitBreaker(this.#config.breaker),
-      simulated,
-      faultHeaders: simulated || target.faultHeaders,
+      ...parts,
     });
   }
 
@@ -211,18 +288,9 @@ export class UpstreamRouter {
   }
 }
 
-/** Every upstream key and base URL the configuration holds: none may reach a client. */
-function scrubberFor(config: Config): UpstreamErrorScrubber {
-  const targets = [
-    ...Object.values(config.upstreams),
-    ...config.models,
-    ...Object.values(config.routing).flatMap((routing) => routing.deployments),
-  ];
-  const secrets: string[] = [];
-  const baseUrls: string[] = [];
-  for (const target of targets) {
-    if (target.apiKey !== undefined) secrets.push(target.apiKey);
-    if (target.baseUrl !== undefined) baseUrls.push(target.baseUrl);
-  }
-  return createUpstreamErrorScrubber(secrets, baseUrls);
+/** The target, with the catalog's reasoning flag for a deployment speaking the model's own family. */
+function targetOf(entry: ModelEntry, family: FamilyId, target: UpstreamTarget): UpstreamTarget {
+  return entry.family === family && entry.capabilities.reasoning === true
+    ? { ...target, reasoning: true }
+    : target;
 }

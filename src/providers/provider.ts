@@ -36,6 +36,12 @@ export interface ProviderSettings {
    * `max_completion_tokens` and only default sampling).
    */
   readonly deployments?: Readonly<Record<string, string>> | undefined;
+  /**
+   * The spec's family upstream (`{PREFIX}_BASE_URL`, `upstreams:`), served by its vendor's preset:
+   * the codec's own paths and header names stay (a spec upstream reads them) and the vendor's are
+   * added beside them (so the vendor reads its own).
+   */
+  readonly familyUpstream?: boolean | undefined;
 }
 
 export interface Provider {

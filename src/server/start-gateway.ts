@@ -63,6 +63,12 @@ export async function startGateway(
         deployment.apiKey === undefined ? [] : [deployment.apiKey],
       ),
     ),
+    // Named providers' keys and credentials (`providers:`).
+    ...Object.values(config.providers).flatMap((provider) =>
+      [provider.apiKey, ...Object.values(provider.credentials ?? {})].filter(
+        (secret): secret is string => secret !== undefined,
+      ),
+    ),
     ...(config.adminKey === undefined ? [] : [config.adminKey]),
     ...(config.databaseUrl === undefined ? [] : [config.databaseUrl, urlPassword(config.databaseUrl) ?? '']),
     ...(config.metrics.token === undefined ? [] : [config.metrics.token]),

@@ -63,8 +63,10 @@ const transportHeaders = ['connection', 'content-length', 'content-type', 'host'
 
 const credentialHeaders: Record<Family, Record<string, string>> = {
   alpha: { authorization: `Bearer ${upstreamKeys.alpha}` },
-  beta: { 'x-api-key': upstreamKeys.beta, 'beta-version': '2023-06-01' },
-  gamma: { 'x-gamma-api-key': upstreamKeys.gamma },
+  // The vendor's names beside the spec's (providers/anthropic, providers/gemini): a family
+  // upstream pointed at the vendor's own API works too.
+  beta: { 'x-api-key': upstreamKeys.beta, 'beta-version': '2023-06-01', 'anthropic-version': '2023-06-01' },
+  gamma: { 'x-gamma-api-key': upstreamKeys.gamma, 'x-goog-api-key': upstreamKeys.gamma },
 };
 
 /** Method, path, the exact header set, the family's credential, JSON content type, no client key anywhere. */

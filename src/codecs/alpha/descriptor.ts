@@ -10,4 +10,5 @@ export const descriptor: FamilyDescriptor = {
   idPrefixes: { response: 'chatcmpl-', toolCall: 'call_' },
   // Prompts of 1024 tokens or more are cached on their own, reads counted in 128-token steps.
   promptCaching: { explicit: false, granularity: 128 },
+  vendorPreset: 'openai',
 };

@@ -55,6 +55,7 @@ test('a keyless local upstream gets no authorization header; a non-stream has no
     headers: { 'content-type': 'application/json' },
     body: '{"model":"gpt-4o-2024-08-06","messages":[{"role":"user","content":"hi"}]}',
     warnings: [],
+    call: { model: 'gpt-4o-2024-08-06', stream: false, operation: 'chat' },
   });
 });
 
@@ -236,4 +237,35 @@ test('round trip: decoding the encoded body gives back the request', () => {
     extensions: { alpha: { logprobs: true, top_logprobs: 2 } },
   });
   assert.deepEqual(decodeRequest({ body: body(request), route: {} }), request);
+});
+
+test('a reasoning model gets max_completion_tokens; a non-default temperature or top_p is dropped, said', () => {
+  const request = base({ sampling: { maxOutputTokens: 100, temperature: 0.2, topP: 1, seed: 7 } });
+  for (const reasoning of [
+    { model: 'o3-mini' },
+    { model: 'gpt-5' },
+    { model: 'my-thinker', reasoning: true },
+  ]) {
+    const upstream = encodeRequest(request, { ...target, ...reasoning });
+    assert.deepEqual(JSON.parse(upstream.body), {
+      model: reasoning.model,
+      messages: [{ role: 'user', content: 'hi' }],
+      max_completion_tokens: 100,
+      seed: 7,
+    });
+    assert.deepEqual(upstream.warnings, [
+      'temperature is not supported by reasoning models (only the default 1) and was dropped',
+    ]);
+  }
+  const plain = JSON.parse(encodeRequest(request, target).body) as Record<string, unknown>;
+  assert.equal(plain.max_tokens, 100);
+  assert.equal(plain.temperature, 0.2);
+});
+
+test('the call says the upstream model, whether it streams and that it is a chat', () => {
+  assert.deepEqual(encodeRequest(base({ stream: true }), target).call, {
+    model: 'gpt-4o-2024-08-06',
+    stream: true,
+    operation: 'chat',
+  });
 });

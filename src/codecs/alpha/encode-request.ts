@@ -22,7 +22,35 @@ export function upstreamHeaders(target: UpstreamTarget): Record<string, string> 
   return headers;
 }
 
-function encodeSampling(sampling: Sampling, body: JsonObject, warnings: string[]): void {
+/**
+ * OpenAI's reasoning models (o-series, gpt-5) refuse `max_tokens` and any temperature or top_p
+ * but the default 1 with a 400; the catalog's `reasoning` flag names the others.
+ */
+const reasoningModelId = /^(o1|o3|o4|gpt-5)/;
+
+export function isReasoningModel(target: UpstreamTarget): boolean {
+  return target.reasoning === true || reasoningModelId.test(target.model);
+}
+
+/** A reasoning model's sampling: its own output-cap field, the default temperature and top_p only. */
+function encodeReasoningSampling(sampling: Sampling, body: JsonObject, warnings: string[]): void {
+  if (sampling.maxOutputTokens !== undefined) body.max_completion_tokens = sampling.maxOutputTokens;
+  for (const [field, value] of [
+    ['temperature', sampling.temperature],
+    ['top_p', sampling.topP],
+  ] as const) {
+    if (value !== undefined && value !== 1)
+      warnings.push(`${field} is not supported by reasoning models (only the default 1) and was dropped`);
+  }
+}
+
+function encodeSampling(sampling: Sampling, body: JsonObject, warnings: string[], reasoning: boolean): void {
+  if (reasoning) encodeReasoningSampling(sampling, body, warnings);
+  else encodePlainSampling(sampling, body, warnings);
+  encodeCommonSampling(sampling, body, warnings);
+}
+
+function encodePlainSampling(sampling: Sampling, body: JsonObject, warnings: string[]): void {
   if (sampling.maxOutputTokens !== undefined) body.max_tokens = sampling.maxOutputTokens;
   if (sampling.temperature !== undefined) {
     body.temperature = Math.min(sampling.temperature, maxTemperature);
@@ -31,6 +59,9 @@ function encodeSampling(sampling: Sampling, body: JsonObject, warnings: string[]
     }
   }
   if (sampling.topP !== undefined) body.top_p = sampling.topP;
+}
+
+function encodeCommonSampling(sampling: Sampling, body: JsonObject, warnings: string[]): void {
   if (sampling.topK !== undefined) warnings.push('top_k has no equivalent for alpha models and was dropped');
   const stop = sampling.stopSequences;
   if (stop !== undefined) {
@@ -93,7 +124,7 @@ function encodeTools(request: ChatRequest, body: JsonObject): void {
 export function encodeRequest(request: ChatRequest, target: UpstreamTarget): UpstreamRequest {
   const warnings = [...droppedExtensionWarnings(request, 'alpha'), ...cacheMarkerWarning(request, 'alpha')];
   const body: JsonObject = { model: target.model, messages: encodeMessages(request, warnings) };
-  encodeSampling(request.sampling, body, warnings);
+  encodeSampling(request.sampling, body, warnings, isReasoningModel(target));
   encodeTools(request, body);
   if (request.stream) {
     body.stream = true;
@@ -111,5 +142,6 @@ export function encodeRequest(request: ChatRequest, target: UpstreamTarget): Ups
     headers: upstreamHeaders(target),
     body: JSON.stringify(body),
     warnings,
+    call: { model: target.model, stream: request.stream, operation: 'chat' },
   };
 }

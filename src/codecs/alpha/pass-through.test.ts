@@ -129,3 +129,24 @@ test('every chunk names the client model whatever id the upstream answered (a da
     );
   }
 });
+
+test('a client body for a reasoning model goes with max_completion_tokens and without a refused temperature', () => {
+  const body: JsonObject = {
+    model: 'alias',
+    max_tokens: 50,
+    temperature: 0.5,
+    top_p: 1,
+    messages: [{ role: 'user', content: 'hi' }],
+  };
+  const request = decodeRequest({ body, route: {} });
+  const upstream = passThrough.encodeRequest(body, request, { ...target, model: 'o4-mini' });
+  assert.deepEqual(JSON.parse(upstream.body), {
+    model: 'o4-mini',
+    max_completion_tokens: 50,
+    top_p: 1,
+    messages: [{ role: 'user', content: 'hi' }],
+  });
+  assert.deepEqual(upstream.warnings, [
+    'temperature is not supported by reasoning models (only the default 1) and was dropped',
+  ]);
+});

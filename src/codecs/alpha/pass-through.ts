@@ -7,7 +7,7 @@ import { isJsonObject, type ChatRequest, type JsonObject, type JsonValue } from 
 import type { SseMessage } from '../../sse/parse-sse.ts';
 import type { PassThrough, ResponseContext, UpstreamRequest, UpstreamTarget } from '../codec.ts';
 import { renameOnlyTopLevelField, renameStringField } from '../shared/rename-field.ts';
-import { upstreamHeaders } from './encode-request.ts';
+import { isReasoningModel, upstreamHeaders } from './encode-request.ts';
 import { chatCompletionsPath } from './wire.ts';
 
 function encodeRequest(body: JsonObject, request: ChatRequest, target: UpstreamTarget): UpstreamRequest {
@@ -23,12 +23,40 @@ function encodeRequest(body: JsonObject, request: ChatRequest, target: UpstreamT
     const options = isJsonObject(body.stream_options) ? body.stream_options : {};
     outgoing.stream_options = { ...options, include_usage: true };
   }
+  const warnings = isReasoningModel(target) ? fitReasoningModel(outgoing) : [];
   return {
     path: chatCompletionsPath,
     headers: upstreamHeaders(target),
     body: JSON.stringify(outgoing),
-    warnings: [],
+    warnings,
+    call: { model: target.model, stream: body.stream === true, operation: 'chat' },
   };
+}
+
+/**
+ * A client body for a reasoning model made one it takes (a client may not know the alias is one):
+ * `max_tokens` becomes `max_completion_tokens`, a temperature or top_p other than 1 is dropped.
+ */
+function fitReasoningModel(outgoing: JsonObject): string[] {
+  const warnings: string[] = [];
+  const legacyCap = outgoing.max_tokens;
+  if (legacyCap !== undefined && legacyCap !== null) {
+    delete outgoing.max_tokens;
+    outgoing.max_completion_tokens ??= legacyCap;
+  }
+  if (refusedSampling(outgoing.temperature)) {
+    delete outgoing.temperature;
+    warnings.push('temperature is not supported by reasoning models (only the default 1) and was dropped');
+  }
+  if (refusedSampling(outgoing.top_p)) {
+    delete outgoing.top_p;
+    warnings.push('top_p is not supported by reasoning models (only the default 1) and was dropped');
+  }
+  return warnings;
+}
+
+function refusedSampling(value: JsonValue | undefined): boolean {
+  return value !== undefined && value !== null && value !== 1;
 }
 
 function rewriteResponse(body: JsonObject, context: ResponseContext): JsonObject {

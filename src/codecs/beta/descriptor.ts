@@ -19,4 +19,5 @@ export const descriptor: FamilyDescriptor = {
   idPrefixes: { response: 'msg_', toolCall: 'toolu_' },
   // Only what the client marks with `cache_control` is cached, at most four breakpoints.
   promptCaching: { explicit: true, granularity: 1, automaticTtl, checkMarkers: checkCacheMarkers },
+  vendorPreset: 'anthropic',
 };

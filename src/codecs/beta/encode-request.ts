@@ -46,6 +46,7 @@ export function encodeRequest(request: ChatRequest, target: UpstreamTarget): Ups
     headers: upstreamHeaders(target.apiKey),
     body: JSON.stringify(withExtensions(body, request.extensions.beta)),
     warnings,
+    call: { model: target.model, stream: request.stream, operation: 'chat' },
   };
 }
 

@@ -3,7 +3,7 @@
  * changed, so everything the IR cannot carry (thinking blocks and their signatures, documents,
  * server tools, beta-only knobs) survives. The client's version date and feature flags go along.
  */
-import type { HeaderMap, PassThrough, ResponseContext, UpstreamTarget } from '../codec.ts';
+import type { HeaderMap, PassThrough, ResponseContext, UpstreamRequest, UpstreamTarget } from '../codec.ts';
 import { isJsonObject, type ChatRequest, type JsonObject, type JsonValue } from '../../ir/index.ts';
 import type { SseMessage } from '../../sse/parse-sse.ts';
 import { sseData, sseEvent } from '../../sse/write-sse.ts';
@@ -18,7 +18,7 @@ function encodeRequest(
   request: ChatRequest,
   target: UpstreamTarget,
   clientHeaders: HeaderMap = {},
-) {
+): UpstreamRequest {
   // The one rule checked before the bytes go on: a 5th breakpoint is a clear 400 here, not upstream.
   checkCacheBreakpoints(countRawBreakpoints(body));
   const headers = upstreamHeaders(target.apiKey);
@@ -43,6 +43,7 @@ function encodeRequest(
         : { ...body, model: target.model },
     ),
     warnings,
+    call: { model: target.model, stream: body.stream === true, operation: 'chat' },
   };
 }
 

@@ -11,4 +11,5 @@ export const descriptor: FamilyDescriptor = {
   idPrefixes: { response: '', toolCall: 'call_' },
   // Long prompts are cached on their own, reads counted to the token.
   promptCaching: { explicit: false, granularity: 1 },
+  vendorPreset: 'gemini',
 };

@@ -57,6 +57,7 @@ export function encodeRequest(request: ChatRequest, target: UpstreamTarget): Ups
     headers: upstreamHeaders(target),
     body: JSON.stringify(body),
     warnings,
+    call: { model: target.model, stream: request.stream, operation: 'chat' },
   };
 }
 

@@ -44,6 +44,7 @@ export const passThrough: PassThrough = {
       headers: upstreamHeaders(target),
       body: JSON.stringify(withRoles(withOutputCap(body, request.sampling.maxOutputTokens))),
       warnings: [],
+      call: { model: target.model, stream: request.stream, operation: 'chat' },
     };
   },
   rewriteResponse(body: JsonObject, context): JsonObject {

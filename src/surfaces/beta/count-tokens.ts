@@ -20,7 +20,11 @@ export const tokenCounting: TokenCounting = {
   },
   encodeResponse: (count) => ({ input_tokens: count.inputTokens }),
   encodeUpstreamRequest(body, request, target, clientHeaders) {
-    return { ...passThrough.encodeRequest(body, request, target, clientHeaders), path: countTokensPath };
+    return {
+      ...passThrough.encodeRequest(body, request, target, clientHeaders),
+      path: countTokensPath,
+      call: { model: target.model, stream: false, operation: 'count-tokens' },
+    };
   },
   decodeUpstreamResponse(body) {
     const tokens = isJsonObject(body) ? body.input_tokens : undefined;

@@ -44,6 +44,7 @@ export const tokenCounting: TokenCounting = {
       headers: upstreamHeaders(target),
       body: JSON.stringify(upstreamBody(body, target.model)),
       warnings: [],
+      call: { model: target.model, stream: false, operation: 'count-tokens' },
     };
   },
   decodeUpstreamResponse(body) {
