@@ -31,3 +31,27 @@ export function exceptionName(header: string | string[] | undefined): string | u
 export function statusForException(name: string | undefined, wireStatus: number): number {
   return name === undefined ? wireStatus : (statusByException[name] ?? wireStatus);
 }
+
+/** B's error type for a status, so the B codec reads a Bedrock error body as its own. */
+const betaErrorTypeByStatus: Readonly<Record<number, string>> = {
+  400: 'invalid_request_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  408: 'timeout_error',
+  429: 'rate_limit_error',
+  503: 'overloaded_error',
+};
+
+/** Bedrock's `{"message": …}` in B's error shape (InvokeModel answers errors in Bedrock's shape, not Anthropic's). */
+export function betaErrorBody(bodyText: string, status: number): string {
+  let message: unknown;
+  try {
+    const parsed: unknown = JSON.parse(bodyText);
+    if (typeof parsed === 'object' && parsed !== null && 'message' in parsed) message = parsed.message;
+  } catch {
+    // Not JSON (a proxy's page): no message to carry.
+  }
+  const error: Record<string, string> = { type: betaErrorTypeByStatus[status] ?? 'api_error' };
+  if (typeof message === 'string') error.message = message;
+  return JSON.stringify({ type: 'error', error });
+}

@@ -51,10 +51,38 @@ function messageOf(payload: string): string {
   return payload;
 }
 
+/**
+ * Whole frames out of bytes cut anywhere. The codec decodes one complete frame at a time (the SDK
+ * splits them the same way, by the total length its prelude starts with); the checksums are the
+ * codec's to verify.
+ */
+export class FrameSplitter {
+  #buffer: Uint8Array = new Uint8Array(0);
+
+  push(chunk: Uint8Array): Uint8Array[] {
+    const joined = new Uint8Array(this.#buffer.length + chunk.length);
+    joined.set(this.#buffer);
+    joined.set(chunk, this.#buffer.length);
+    const frames: Uint8Array[] = [];
+    let offset = 0;
+    while (joined.length - offset >= 4) {
+      const length = new DataView(joined.buffer, offset, 4).getUint32(0, false);
+      // A frame is at least its prelude and checksums (16 bytes); less is a corrupt stream.
+      if (length < 16) throw new Error('event stream frame shorter than its prelude');
+      if (joined.length - offset < length) break;
+      frames.push(joined.subarray(offset, offset + length));
+      offset += length;
+    }
+    this.#buffer = joined.slice(offset);
+    return frames;
+  }
+}
+
 export class EventStreamToSse {
   readonly #codec: EventStreamCodec;
   readonly #framing: StreamFraming;
   readonly #toUtf8: (bytes: Uint8Array) => string;
+  readonly #frames = new FrameSplitter();
 
   constructor(codec: EventStreamCodec, framing: StreamFraming, toUtf8: (bytes: Uint8Array) => string) {
     this.#codec = codec;
@@ -65,12 +93,13 @@ export class EventStreamToSse {
   /** The SSE text of every message this chunk completes ('' while a frame is still partial). */
   push(chunk: Uint8Array): string {
     try {
-      this.#codec.feed(chunk);
-      return this.#codec
-        .getAvailableMessages()
-        .getMessages()
-        .map((message) => this.#reframe(message))
-        .join('');
+      let text = '';
+      for (const frame of this.#frames.push(chunk)) {
+        this.#codec.feed(frame);
+        for (const message of this.#codec.getAvailableMessages().getMessages())
+          text += this.#reframe(message);
+      }
+      return text;
     } catch {
       // A bad prelude or checksum: nothing after it can be trusted.
       return this.error('internalServerException', 'the upstream sent a malformed event stream');

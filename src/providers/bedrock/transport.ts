@@ -8,7 +8,7 @@ import type { HeaderMap, UpstreamCall, UpstreamRequest } from '../../codecs/code
 import { GatewayError, isJsonObject } from '../../ir/index.ts';
 import type { UpstreamResponse, UpstreamTransport } from '../../upstream/transport.ts';
 import type { BedrockAuthorizer } from './auth.ts';
-import { exceptionName, statusForException } from './errors.ts';
+import { betaErrorBody, exceptionName, statusForException } from './errors.ts';
 import { EventStreamToSse, type StreamFraming } from './event-stream.ts';
 import { invokeBody, invokeHeaders, invokePath } from './invoke.ts';
 
@@ -75,6 +75,41 @@ async function* reframed(
   }
 }
 
+/** A body already read, as the one chunk it is. */
+function oneChunk(text: string): AsyncIterable<string> {
+  return {
+    [Symbol.asyncIterator]: () => {
+      let done = false;
+      return {
+        next: () => {
+          const result: IteratorResult<string> = done
+            ? { done: true, value: undefined }
+            : { done: false, value: text };
+          done = true;
+          return Promise.resolve(result);
+        },
+      };
+    },
+  };
+}
+
+/**
+ * An error answer under the status Bedrock's exception stands for, its body (small, already capped
+ * by the HTTP transport) read now and, for InvokeModel, put in B's error shape for the B codec.
+ */
+async function errorResponse(response: UpstreamResponse, framing: StreamFraming): Promise<UpstreamResponse> {
+  const status = statusForException(exceptionName(response.headers['x-amzn-errortype']), response.status);
+  const raw = await response.text();
+  const text = framing === 'invoke' ? betaErrorBody(raw, status) : raw;
+  return {
+    status,
+    headers: { ...response.headers, 'content-type': 'application/json' },
+    body: oneChunk(text),
+    text: () => Promise.resolve(text),
+    cancel: () => undefined,
+  };
+}
+
 function sseResponse(response: UpstreamResponse, reframer: EventStreamToSse): UpstreamResponse {
   const body = reframed(response.body, reframer);
   return {
@@ -103,13 +138,7 @@ export function bedrockTransport(http: UpstreamTransport, parts: BedrockTranspor
       const authorizer = await parts.authorizer;
       const authorized = await authorizer.authorize(new URL(baseUrl + path), headers, body);
       const response = await http.send(baseUrl, { ...request, path, headers: authorized, body }, signal);
-      if (response.status >= 400) {
-        const status = statusForException(
-          exceptionName(response.headers['x-amzn-errortype']),
-          response.status,
-        );
-        return status === response.status ? response : { ...response, status };
-      }
+      if (response.status >= 400) return errorResponse(response, framing);
       const contentType = firstHeader(response.headers, 'content-type') ?? '';
       if (!call.stream || !contentType.includes('vnd.amazon.eventstream')) return response;
       const createReframer = await parts.reframer;
