@@ -127,6 +127,22 @@ function sseResponse(response: UpstreamResponse, reframer: EventStreamToSse): Up
   };
 }
 
+/** Signed headers; credentials the chain cannot find are the operator's problem, said without detail. */
+async function authorize(
+  authorizer: Promise<BedrockAuthorizer>,
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+): Promise<Record<string, string>> {
+  try {
+    return await (await authorizer).authorize(url, headers, body);
+  } catch (error) {
+    throw new GatewayError('upstream', 'the gateway could not load its AWS credentials for Bedrock', {
+      cause: error,
+    });
+  }
+}
+
 export function bedrockTransport(http: UpstreamTransport, parts: BedrockTransportParts): UpstreamTransport {
   return {
     async send(baseUrl, request, signal) {
@@ -135,8 +151,7 @@ export function bedrockTransport(http: UpstreamTransport, parts: BedrockTranspor
         throw new GatewayError('invalid_request', 'token counting is not available for Bedrock models');
       const { framing, path, headers, body } = bedrockRequest(request, call);
       headers.accept = call.stream ? 'application/vnd.amazon.eventstream' : 'application/json';
-      const authorizer = await parts.authorizer;
-      const authorized = await authorizer.authorize(new URL(baseUrl + path), headers, body);
+      const authorized = await authorize(parts.authorizer, new URL(baseUrl + path), headers, body);
       const response = await http.send(baseUrl, { ...request, path, headers: authorized, body }, signal);
       if (response.status >= 400) return errorResponse(response, framing);
       const contentType = firstHeader(response.headers, 'content-type') ?? '';
