@@ -82,7 +82,11 @@ test('a registry is a value built from the two lists: one more line is one more 
     ['alpha', 'beta', 'gamma', 'zeta', 'responses'],
     'family surfaces are matched before the surface-only ones',
   );
-  assert.deepEqual(familyIds(), ['alpha', 'beta', 'gamma', 'converse'], 'the gateway’s registry is another value');
+  assert.deepEqual(
+    familyIds(),
+    ['alpha', 'beta', 'gamma', 'converse'],
+    'the gateway’s registry is another value',
+  );
 
   const wireOnly = createRegistry([...builtInCodecs, zeta], builtInSurfaces);
   assert.equal(wireOnly.isFamilyId('zeta'), true, 'a codec with no surface is a family the gateway can call');
