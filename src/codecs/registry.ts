@@ -7,6 +7,7 @@
 import { alphaWire } from './alpha/index.ts';
 import { betaWire } from './beta/index.ts';
 import type { WireCodec } from './codec.ts';
+import { converseWire } from './converse/index.ts';
 import { gammaWire } from './gamma/index.ts';
 
 // One line per wire codec (prettier would fold the list onto one line).
@@ -15,4 +16,5 @@ export const builtInCodecs: readonly WireCodec[] = [
   alphaWire,
   betaWire,
   gammaWire,
+  converseWire,
 ];

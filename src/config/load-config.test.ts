@@ -122,6 +122,7 @@ test('family names are the registered families: per-family sections and defaults
     alpha: { requestsPerMinute: 500, tokensPerMinute: 10_000 },
     beta: { requestsPerMinute: 7, tokensPerMinute: 100_000 },
     gamma: { requestsPerMinute: 60, tokensPerMinute: 32_000 },
+    converse: { requestsPerMinute: 50, tokensPerMinute: 100_000 },
   });
   assert.deepEqual(config.unlimited.families, ['beta']);
   assert.equal(config.strictOutputTokens, true);
@@ -129,7 +130,7 @@ test('family names are the registered families: per-family sections and defaults
   assert.throws(() => loadConfig({}, writeConfig('limits: { beta: { rpm: 0 } }\n')), /limits\.beta\.rpm/);
   assert.throws(
     () => loadConfig({}, writeConfig('upstreams: { omega: { baseUrl: "http://x.example" } }\n')),
-    /no such family \(alpha, beta, gamma\)\n.*upstreams\.omega/,
+    /no such family \(alpha, beta, gamma, converse\)\n.*upstreams\.omega/,
   );
   assert.throws(
     () =>

@@ -22,6 +22,7 @@ test('rate limits default to the spec table and are overridable per family', () 
     alpha: { requestsPerMinute: 500, tokensPerMinute: 10_000 },
     beta: { requestsPerMinute: 50, tokensPerMinute: 100_000 },
     gamma: { requestsPerMinute: 60, tokensPerMinute: 32_000 },
+    converse: { requestsPerMinute: 50, tokensPerMinute: 100_000 },
   });
   withConfig(
     'limits:\n  beta: { rpm: 5 }\n  gamma: { tpm: 1000 }\nshutdown: { drainTimeoutMs: 500 }\n',
@@ -45,14 +46,14 @@ test('nobody is unlimited unless the config says so: per family, per static key 
       const config = loadConfig({ MODELGATE_KEYS: 'k1,k2' }, path);
       assert.deepEqual(config.unlimited, {
         families: ['gamma'],
-        staticKeys: { 'static-1': ['beta'], 'static-2': ['alpha', 'beta', 'gamma'] },
+        staticKeys: { 'static-1': ['beta'], 'static-2': ['alpha', 'beta', 'gamma', 'converse'] },
       });
       assert.throws(() => loadConfig({ MODELGATE_KEYS: 'k1' }, path), /static-2 names no key/);
     },
   );
   assert.deepEqual(
     loadConfig({ MODELGATE_KEYS: 'k1,k2', MODELGATE_UNLIMITED_KEYS: ' static-2 ' }).unlimited.staticKeys,
-    { 'static-2': ['alpha', 'beta', 'gamma'] },
+    { 'static-2': ['alpha', 'beta', 'gamma', 'converse'] },
   );
   assert.throws(
     () => loadConfig({ MODELGATE_KEYS: 'k1', MODELGATE_UNLIMITED_KEYS: 'k1' }),

@@ -5,6 +5,7 @@
 import type { Provider, ProviderPreset, ProviderSettings } from './provider.ts';
 import { anthropicPreset } from './anthropic/index.ts';
 import { azureOpenAIPreset } from './azure-openai/index.ts';
+import { bedrockPreset } from './bedrock/index.ts';
 import { geminiPreset } from './gemini/index.ts';
 import { openaiPreset } from './openai/index.ts';
 import { vertexPreset } from './vertex/index.ts';
@@ -15,6 +16,7 @@ export const builtInPresets: Readonly<Record<string, ProviderPreset>> = {
   gemini: geminiPreset,
   'azure-openai': azureOpenAIPreset,
   vertex: vertexPreset,
+  bedrock: bedrockPreset,
 };
 
 export function presetNames(): string[] {

@@ -32,7 +32,7 @@ test('each path is answered in the shape of the surface it belongs to or resembl
 });
 
 test('the spec families are registered; ids from outside are checked', () => {
-  assert.deepEqual(familyIds(), ['alpha', 'beta', 'gamma']);
+  assert.deepEqual(familyIds(), ['alpha', 'beta', 'gamma', 'converse']);
   assert.equal(isFamilyId('beta'), true);
   assert.equal(isFamilyId('responses'), false, 'a surface-only codec is no family');
   assert.equal(isFamilyId('Alpha'), false);
@@ -58,7 +58,7 @@ test('a family that would collide with another is refused', () => {
       }),
     /its own errors/,
   );
-  assert.deepEqual(familyIds(), ['alpha', 'beta', 'gamma'], 'nothing was added');
+  assert.deepEqual(familyIds(), ['alpha', 'beta', 'gamma', 'converse'], 'nothing was added');
 });
 
 test('a registry is a value built from the two lists: one more line is one more codec or surface', () => {
@@ -73,7 +73,7 @@ test('a registry is a value built from the two lists: one more line is one more 
     matchRoute: (path) => (path === '/zeta' ? {} : undefined),
   };
   const built = createRegistry([...builtInCodecs, zeta], [...builtInSurfaces, zetaSurface]);
-  assert.deepEqual(built.familyIds(), ['alpha', 'beta', 'gamma', 'zeta']);
+  assert.deepEqual(built.familyIds(), ['alpha', 'beta', 'gamma', 'converse', 'zeta']);
   assert.equal(built.familyCodec('zeta'), zeta);
   assert.equal(built.matchSurface('/zeta')?.codec.id, 'zeta');
   assert.equal(built.matchSurface('/zeta')?.codec.family, 'zeta');
@@ -82,7 +82,11 @@ test('a registry is a value built from the two lists: one more line is one more 
     ['alpha', 'beta', 'gamma', 'zeta', 'responses'],
     'family surfaces are matched before the surface-only ones',
   );
-  assert.deepEqual(familyIds(), ['alpha', 'beta', 'gamma'], 'the gateway’s registry is another value');
+  assert.deepEqual(
+    familyIds(),
+    ['alpha', 'beta', 'gamma', 'converse'],
+    'the gateway’s registry is another value',
+  );
 
   const wireOnly = createRegistry([...builtInCodecs, zeta], builtInSurfaces);
   assert.equal(wireOnly.isFamilyId('zeta'), true, 'a codec with no surface is a family the gateway can call');

@@ -145,7 +145,7 @@ function recorded(surface: SpecFamily, family: SpecFamily): Record<string, Trans
 }
 
 test('delta is registered beside the spec families', () => {
-  assert.deepEqual(familyIds(), ['alpha', 'beta', 'gamma', delta]);
+  assert.deepEqual(familyIds(), ['alpha', 'beta', 'gamma', 'converse', delta]);
 });
 
 const pairs: Array<[Party, Party]> = [

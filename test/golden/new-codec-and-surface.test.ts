@@ -129,7 +129,7 @@ function asAlpha(transcript: Transcript, twinRequest: Transcript['request']): Tr
 }
 
 test('epsilon is a family with no surface; omega a surface with no family', () => {
-  assert.deepEqual(familyIds(), ['alpha', 'beta', 'gamma', 'epsilon']);
+  assert.deepEqual(familyIds(), ['alpha', 'beta', 'gamma', 'converse', 'epsilon']);
   const surfaceIds = surfaces().map((surface) => surface.id);
   assert.deepEqual(surfaceIds, ['alpha', 'beta', 'gamma', 'responses', 'omega']);
   assert.equal(registry.familySurfaces().length, 3);

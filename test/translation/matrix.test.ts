@@ -13,6 +13,7 @@ import { checkStreamEvents } from '../../src/ir/check-stream-events.ts';
 import type { StreamEvent } from '../../src/ir/index.ts';
 import { SseParser } from '../../src/sse/parse-sse.ts';
 import { codecs, specFamilies, type SpecFamily } from '../kit/spec-families.ts';
+import { converseWire } from '../../src/codecs/converse/index.ts';
 
 let counter = 0;
 const context = { generateId: (prefix: string) => `${prefix}${++counter}`, now: () => 1_700_000_000_000 };
@@ -124,12 +125,36 @@ const conversations: Record<SpecFamily, { body: JsonObject; route: { model?: str
   },
 };
 
-function upstreamBody(surface: FamilyCodec, family: FamilyCodec, stream = false): unknown {
+function upstreamBody(
+  surface: FamilyCodec,
+  family: Pick<FamilyCodec, 'encodeRequest'>,
+  stream = false,
+): unknown {
   const conversation = conversations[surface.id as SpecFamily];
   const body = surface.id === 'gamma' ? conversation.body : { ...conversation.body, stream };
   const request = surface.decodeRequest({ body, route: { ...conversation.route, stream } });
   return JSON.parse(family.encodeRequest(request, target).body);
 }
+
+describe('requests: every surface gives the same Converse body (an upstream-only codec)', () => {
+  test('to converse', () => {
+    const bodies = specFamilies.map((surfaceId) => upstreamBody(codecs[surfaceId], converseWire));
+    assert.deepEqual(bodies[1], bodies[0], 'beta surface vs alpha surface → converse');
+    assert.deepEqual(bodies[2], bodies[0], 'gamma surface vs alpha surface → converse');
+    const converse = bodies[0] as JsonObject;
+    assert.deepEqual(converse.system, [{ text: 'Be brief.' }]);
+    assert.deepEqual(converse.inferenceConfig, {
+      maxTokens: 100,
+      temperature: 0.5,
+      topP: 0.9,
+      stopSequences: ['END'],
+    });
+    assert.deepEqual(
+      (converse.messages as JsonObject[]).map((message) => message.role),
+      ['user', 'assistant', 'user'],
+    );
+  });
+});
 
 describe('requests: every surface gives the same upstream body for a family', () => {
   for (const familyId of specFamilies) {

@@ -1,7 +1,7 @@
 /**
  * Runs one of this kit's strict mocks by hand: `node test/upstream-mocks/serve-b.ts <vendor> [--port N]`
- * (vendors: anthropic, gemini, vertex). Prints the URL (and for Vertex the service-account key file
- * it trusts) and serves until interrupted.
+ * (vendors: anthropic, bedrock, gemini, vertex). Prints the URL (and for Vertex the service-account key
+ * file it trusts; for Bedrock the test credentials and API key) and serves until interrupted.
  */
 import { writeFileSync } from 'node:fs';
 import { createServer, request as forward } from 'node:http';
@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startAnthropicMock } from './anthropic/index.ts';
+import { startBedrockMock, testCredentials } from './bedrock/index.ts';
 import { startGeminiMock } from './gemini/index.ts';
 import type { MockUpstream } from './kit-b/server.ts';
 import { startVertexMock } from './vertex/index.ts';
@@ -17,6 +18,14 @@ const { positionals, values } = parseArgs({ allowPositionals: true, options: { p
 const vendor = positionals[0];
 const starters: Record<string, () => Promise<MockUpstream>> = {
   anthropic: () => startAnthropicMock({ apiKey: process.env.MOCK_API_KEY ?? 'sk-ant-mock-key' }),
+  bedrock: async () => {
+    const apiKey = process.env.MOCK_API_KEY ?? 'ABSKbW9jay1iZWRyb2NrLWFwaS1rZXk=';
+    const mock = await startBedrockMock({ apiKey });
+    console.log(
+      `SigV4: ${testCredentials.accessKeyId} / ${testCredentials.secretAccessKey} (us-east-1); API key: ${apiKey}`,
+    );
+    return mock;
+  },
   gemini: () => startGeminiMock({ apiKey: process.env.MOCK_API_KEY ?? 'AIza-mock-gemini-key' }),
   vertex: async () => {
     const mock = await startVertexMock({ projectId: process.env.MOCK_PROJECT ?? 'mock-project' });
