@@ -6,6 +6,7 @@ import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
+import { simulatorNotice } from '../config/upstream-presence.ts';
 import { startGateway } from '../server/start-gateway.ts';
 import { StoreUnavailableError } from '../store/store-errors.ts';
 import { parseWorkers, runPrimary, workerListening } from './workers.ts';
@@ -64,6 +65,8 @@ async function serve(config: Config): Promise<void> {
       .map(([family, upstream]) => `${family}=${upstream.baseUrl === undefined ? 'simulator' : 'upstream'}`)
       .join(' ');
     process.stdout.write(`modelgate listening on ${gateway.url} (${served})\n`);
+    const notice = simulatorNotice(config);
+    if (notice !== undefined) process.stdout.write(`${notice}\n`);
   }
   if (gateway.generatedKey !== undefined) {
     process.stdout.write(

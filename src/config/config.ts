@@ -50,9 +50,19 @@ export interface ModelRouting {
 export interface RateLimitConfig {
   requestsPerMinute: number;
   tokensPerMinute: number;
+  /**
+   * The operator set `tpm` for the family: it limits every model of the family. Otherwise the
+   * family's default tokens per minute (the spec's table) limits the spec's models only.
+   */
+  tokensForEveryModel: boolean;
 }
 
 export interface SimulatorConfig {
+  /**
+   * Models with no upstream are answered by the built-in simulator. Default: only while no real
+   * upstream is configured at all; else `simulator: true` or MODELGATE_SIMULATOR=1.
+   */
+  enabled: boolean;
   timeToFirstTokenMs: number;
   interTokenDelayMs: number;
 }
@@ -87,6 +97,8 @@ export interface Config {
   drainTimeoutMs: number;
   upstreams: Record<FamilyId, UpstreamConfig>;
   models: ModelEntry[];
+  /** `catalog.spec`: the spec's models (A-1…C-3) are in the catalog. */
+  catalog: { spec: boolean };
   /** alias → catalog name. */
   aliases: Record<string, string>;
   timeouts: TimeoutConfig;

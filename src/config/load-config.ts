@@ -20,6 +20,8 @@ import { familyLimitsOf, fileSchema, type ConfigFile } from './file-schema.ts';
 import { buildAliases, buildCatalog, buildRouting } from './model-routing.ts';
 import { metricsConfig, tracingConfig } from './observability-config.ts';
 import { readConfigFile } from './read-config-file.ts';
+import { activePlatforms, hasRealUpstream } from './upstream-presence.ts';
+import { baseCatalog } from './vendor-catalog.ts';
 
 export { ConfigError } from './config-error.ts';
 export type { Environment } from './environment.ts';
@@ -28,9 +30,13 @@ export { readConfigFile } from './read-config-file.ts';
 export function loadConfig(environment: Environment, configPath?: string): Config {
   const path = configPath ?? nonEmpty(environment.MODELGATE_CONFIG);
   const file: ConfigFile = path === undefined ? fileSchema.parse({}) : readConfigFile(path, environment);
-  const models = buildCatalog(file.models ?? []);
+  const upstreams = buildUpstreams(file, environment);
+  const catalog = { spec: file.catalog?.spec ?? true };
+  const base = baseCatalog({ spec: catalog.spec, platforms: activePlatforms({ upstreams }) });
+  const models = buildCatalog(file.models ?? [], base);
   const aliases = buildAliases(file, models);
   const timeouts = file.timeouts;
+  const routing = buildRouting(file.models ?? [], models, aliases, timeouts);
   const headersTimeoutMs = file.server?.headersTimeoutMs ?? 10_000;
   const databasePath = nonEmpty(environment.MODELGATE_DB) ?? file.database ?? './data/modelgate.db';
   return {
@@ -40,11 +46,12 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
     databasePath,
     ...postgresConfig(file, environment, databasePath),
     staticKeys: staticKeysOf(environment),
-    upstreams: buildUpstreams(file, environment),
+    upstreams,
     models,
+    catalog,
     aliases,
     timeouts,
-    routing: buildRouting(file.models ?? [], models, aliases, timeouts),
+    routing,
     retry: file.retry,
     breaker: file.breaker,
     ...clientLimits(file),
@@ -54,12 +61,7 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
     requestTimeoutMs: Math.max(file.server?.requestTimeoutMs ?? 120_000, headersTimeoutMs),
     upstreamConnections: file.upstreamPool?.connections ?? 256,
     upstreamLimits: file.upstreamLimits,
-    simulator: {
-      timeToFirstTokenMs:
-        environmentInteger(environment, 'SIMULATOR_TTFT_MS') ?? file.simulator?.timeToFirstTokenMs ?? 0,
-      interTokenDelayMs:
-        environmentInteger(environment, 'SIMULATOR_TOKEN_DELAY_MS') ?? file.simulator?.interTokenDelayMs ?? 0,
-    },
+    simulator: simulatorConfig(file, environment, hasRealUpstream({ upstreams, models, routing })),
     responses: file.responses,
     images: file.images,
     logLevel: logLevel(environment.LOG_LEVEL) ?? file.logLevel ?? 'info',
@@ -69,6 +71,26 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
       throw new ConfigError(message);
     }),
     tracing: tracingConfig(environment),
+  };
+}
+
+/**
+ * The built-in simulator answers models with no upstream while no real upstream is configured at
+ * all (the offline default); once one is, only when asked (`simulator: true`, MODELGATE_SIMULATOR=1).
+ */
+function simulatorConfig(
+  file: ConfigFile,
+  environment: Environment,
+  realUpstream: boolean,
+): Config['simulator'] {
+  const section = typeof file.simulator === 'object' ? file.simulator : {};
+  const asked = typeof file.simulator === 'boolean' ? file.simulator : section.enabled;
+  return {
+    enabled: environmentFlag(environment, 'MODELGATE_SIMULATOR') ?? asked ?? !realUpstream,
+    timeToFirstTokenMs:
+      environmentInteger(environment, 'SIMULATOR_TTFT_MS') ?? section.timeToFirstTokenMs ?? 0,
+    interTokenDelayMs:
+      environmentInteger(environment, 'SIMULATOR_TOKEN_DELAY_MS') ?? section.interTokenDelayMs ?? 0,
   };
 }
 
@@ -122,6 +144,7 @@ function keyPolicyConfig(
     rateLimits[codec.id] = {
       requestsPerMinute: own?.rpm ?? defaults.requestsPerMinute,
       tokensPerMinute: own?.tpm ?? defaults.tokensPerMinute,
+      tokensForEveryModel: own?.tpm !== undefined,
     };
   }
   return {

@@ -57,6 +57,9 @@ export async function prepareRequest(
       },
     );
   }
+  // Nothing serves it (a real upstream is configured, not this model's, and the simulator is off).
+  const unserved = models.unserved(entry);
+  if (unserved !== undefined) throw new GatewayError('not_configured', unserved);
   const lowered = fitOutputCap(request, entry, options.strictOutputTokens === true);
   validateAgainstCatalog(request, entry);
   await checkContextWindow(request, entry);

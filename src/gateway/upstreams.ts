@@ -12,6 +12,7 @@ import type {
   TimeoutConfig,
   UpstreamConfig,
 } from '../config/config.ts';
+import { missingUpstream, reachesRealUpstream } from '../config/upstream-presence.ts';
 import { familyCodec } from '../surfaces/registry.ts';
 import type { FamilyId, JsonObject } from '../ir/index.ts';
 import { systemClock, type RoutingClock } from '../routing/clock.ts';
@@ -101,7 +102,7 @@ export class UpstreamRouter {
   #build(entry: ModelEntry): ModelRoute {
     const routing = this.#config.routing[entry.name];
     const timeouts = routing?.timeouts ?? this.#config.timeouts;
-    const configured = routing?.deployments ?? [];
+    const configured = withoutSimulated(this.#config, routing?.deployments ?? []);
     const deployments =
       configured.length === 0
         ? [this.#defaultDeployment(entry, timeouts)]
@@ -189,11 +190,23 @@ export class UpstreamRouter {
       const name = (chain[index] as ModelRoute).entry.name;
       for (const fallbackName of this.#config.routing[name]?.fallbacks ?? []) {
         const fallback = this.#routes.get(fallbackName);
-        if (fallback !== undefined && !chain.includes(fallback)) chain.push(fallback);
+        if (fallback === undefined || chain.includes(fallback)) continue;
+        // A model nothing serves (the simulator off) is no fallback.
+        if (missingUpstream(this.#config, fallback.entry) === undefined) chain.push(fallback);
       }
     }
     return chain;
   }
+}
+
+/**
+ * With the simulator off, a model's deployments that have no real upstream are left out (the
+ * others serve it); when none has one, the model is refused before delivery (`ModelResolver.unserved`).
+ */
+function withoutSimulated(config: Config, deployments: DeploymentConfig[]): DeploymentConfig[] {
+  if (config.simulator.enabled) return deployments;
+  const real = deployments.filter((spec) => reachesRealUpstream(config, spec.family, spec.baseUrl));
+  return real.length === 0 ? deployments : real;
 }
 
 /** Every upstream key and base URL the configuration holds: none may reach a client. */

@@ -33,6 +33,8 @@ models:
     fallbacks: [smart, C-1]
     timeouts: { idleMs: 700 }
 retry: { attempts: 2 }
+# A real beta beside simulated fallbacks: once a real upstream is configured, the simulator is asked for.
+simulator: true
 `),
   );
   const routing = config.routing['B-1'];
