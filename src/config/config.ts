@@ -50,11 +50,6 @@ export interface ModelRouting {
 export interface RateLimitConfig {
   requestsPerMinute: number;
   tokensPerMinute: number;
-  /**
-   * The operator set `tpm` for the family: it limits every model of the family. Otherwise the
-   * family's default tokens per minute (the spec's table) limits the spec's models only.
-   */
-  tokensForEveryModel: boolean;
 }
 
 export interface SimulatorConfig {
@@ -86,6 +81,11 @@ export interface Config {
   adminKey: string | undefined;
   /** Requests and tokens per minute per client key and model family (a key may override both). */
   rateLimits: Record<FamilyId, RateLimitConfig>;
+  /**
+   * The families whose `tpm` the operator set: it limits every model of the family. Elsewhere the
+   * family's default tokens per minute (the spec's table) limits the spec's models only.
+   */
+  tokenLimitedFamilies: FamilyId[];
   /** `limits.strictOutputTokens`: an output cap above the model's maximum is a 400 instead of lowered. */
   strictOutputTokens: boolean;
   /**

@@ -127,7 +127,10 @@ const defaultBodyLimitBytes = 16 * 1024 * 1024;
 function keyPolicyConfig(
   file: ConfigFile,
   environment: Environment,
-): Pick<Config, 'adminKey' | 'rateLimits' | 'unlimited' | 'drainTimeoutMs' | 'strictOutputTokens'> {
+): Pick<
+  Config,
+  'adminKey' | 'rateLimits' | 'tokenLimitedFamilies' | 'unlimited' | 'drainTimeoutMs' | 'strictOutputTokens'
+> {
   const adminKey = nonEmpty(environment.MODELGATE_ADMIN_KEY);
   if (adminKey !== undefined && adminKey.length < 16)
     throw new ConfigError('MODELGATE_ADMIN_KEY must be at least 16 characters');
@@ -144,12 +147,12 @@ function keyPolicyConfig(
     rateLimits[codec.id] = {
       requestsPerMinute: own?.rpm ?? defaults.requestsPerMinute,
       tokensPerMinute: own?.tpm ?? defaults.tokensPerMinute,
-      tokensForEveryModel: own?.tpm !== undefined,
     };
   }
   return {
     adminKey,
     rateLimits,
+    tokenLimitedFamilies: familyIds().filter((id) => familyLimitsOf(file, id)?.tpm !== undefined),
     unlimited: unlimitedConfig(file, environment),
     drainTimeoutMs: file.shutdown?.drainTimeoutMs ?? 30_000,
     strictOutputTokens: file.limits?.strictOutputTokens ?? false,

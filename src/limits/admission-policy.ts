@@ -32,6 +32,12 @@ export interface PolicyDependencies {
   isPriced: (entry: ModelEntry) => boolean;
   /** A catalog model's prices (a stream cut short is priced at the model that served it). */
   pricingOf: (model: string) => ModelPricing | undefined;
+  /**
+   * Whether the key's tokens per minute apply to this model: the spec's models, or any model when
+   * the key or the family's `limits` section sets `tpm` (README "Rate limits": models the operator
+   * adds are limited by requests per minute until a token limit is configured).
+   */
+  limitsTokens: (key: ClientKey, entry: ModelEntry) => boolean;
   /** The prices a budget reserves at: the dearest of the model and the fallbacks it may use. */
   pricingFor: (entry: ModelEntry) => ModelPricing;
   /** Unix milliseconds. */
@@ -50,6 +56,8 @@ interface Held {
   /** Undefined while nothing was metered. */
   estimate: Estimate | undefined;
   reservation: Reservation | undefined;
+  /** The estimate's tokens were drawn from the key's token window (reconciled at the end). */
+  drewTokens: boolean;
 }
 
 export function createAdmissionPolicy(dependencies: PolicyDependencies): AdmissionControl {
@@ -78,7 +86,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
     );
     const usage = accounted.usage;
     const used = usage === undefined ? 0 : usage.inputTokens + usage.outputTokens;
-    if (estimate !== undefined)
+    if (estimate !== undefined && held.drewTokens)
       quietly(limiter.reconcile(key, prepared.entry.family, estimate.tokens, used, clock()));
     if (reservation !== undefined) quietly(budgets.settle(reservation, accounted.costUsd));
     else budgets.record(key.id, accounted.costUsd);
@@ -98,7 +106,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
     key: ClientKey,
   ): Admission => {
     const { entry } = prepared;
-    const held: Held = { key, estimate: undefined, reservation: undefined };
+    const held: Held = { key, estimate: undefined, reservation: undefined, drewTokens: true };
     const afterDispatch = async (): Promise<ResponseHeaders | undefined> => {
       try {
         const estimate = await estimateRequest(prepared.request, entry, dependencies.pricingFor(entry));
@@ -183,13 +191,17 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
       if (key.budgetUsd === undefined && key.unlimited.has(family))
         return meterAfterDispatch(call, prepared, context, key);
       // Counting stops once the request needs more than the key's tokens per minute: refused anyway.
-      const tokensPerMinute = limiter.limitsFor(key, family).tokensPerMinute;
+      const drewTokens = dependencies.limitsTokens(key, entry);
+      const tokensPerMinute = drewTokens
+        ? limiter.limitsFor(key, family).tokensPerMinute
+        : Number.POSITIVE_INFINITY;
       const estimate = await estimateRequest(
         prepared.request,
         entry,
         dependencies.pricingFor(entry),
         tokensPerMinute,
       );
+      const tokens = drewTokens ? estimate.tokens : 0;
       let reservation: Reservation | undefined;
       let acquired: Acquisition;
       const requests = candidatesOf(prepared);
@@ -204,7 +216,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
           );
         }
         const hold = { keyId: key.id, budgetUsd: key.budgetUsd, worstCaseUsd: estimate.worstCaseUsd };
-        const held = await holdAndAcquire(hold, key, family, estimate.tokens, now, requests);
+        const held = await holdAndAcquire(hold, key, family, tokens, now, requests);
         if ('over' in held) {
           await report();
           // A spent budget does not come back by waiting: tells the SDKs not to retry.
@@ -213,12 +225,14 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
         }
         reservation = held.reservation;
         acquired = held.acquired;
-      } else acquired = await limiter.acquire(key, family, estimate.tokens, now, requests);
+      } else acquired = await limiter.acquire(key, family, tokens, now, requests);
       Object.assign(headers, call.surface.rateLimitHeaders(acquired.state));
       // Decided by this process alone while the shared store was unreachable (`onStoreFailure: local`).
       if (acquired.local) headers['x-modelgate-limits'] = 'local';
       if (acquired.refusal !== undefined) {
         if (reservation !== undefined) quietly(budgets.release(reservation));
+        // Waiting cannot help a request larger than the window: the SDKs are told not to retry.
+        if (acquired.refusal.exceedsLimit) headers['x-should-retry'] = 'false';
         return refuse(rateLimited(acquired.refusal, family, limiter.limitsFor(key, family)));
       }
 
@@ -226,7 +240,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
         headers,
         afterDispatch: undefined,
         settle(result: DeliveryResult) {
-          settleWith(call, prepared, context, { key, estimate, reservation }, result);
+          settleWith(call, prepared, context, { key, estimate, reservation, drewTokens }, result);
         },
       };
     },
@@ -272,6 +286,13 @@ function rateLimited(
     ? `Rate limit reached for ${refusal.dimension} per minute on the ${family} family: limit ${limit}, requested ${refusal.requested}. Try again in ${refusal.retryAfterSeconds}s.`
     : refusal.dimension === 'requests'
       ? `This request asks for ${refusal.requested} candidates (n), and each counts as a request: more than this key's limit of ${limit} requests per minute for the ${family} family. Lower n.`
-      : `This request needs ${refusal.requested} tokens (prompt + max output), more than this key's limit of ${limit} tokens per minute for the ${family} family. Lower max tokens or shorten the prompt.`;
-  return new GatewayError('rate_limited', message, { retryAfterSeconds: refusal.retryAfterSeconds });
+      : `This request needs ${refusal.requested} tokens (prompt + max output), more than this key's limit of ${limit} tokens per minute for the ${family} family, so waiting cannot help. Lower max tokens or shorten the prompt, or ask the operator for a higher limit.`;
+  // No retry-after for tokens that can never fit: a client that honours it would only loop (too
+  // many candidates keep theirs: \`x-should-retry: false\` tells the SDKs either way).
+  const hopeless = refusal.exceedsLimit && refusal.dimension === 'tokens';
+  return new GatewayError(
+    'rate_limited',
+    message,
+    hopeless ? {} : { retryAfterSeconds: refusal.retryAfterSeconds },
+  );
 }
