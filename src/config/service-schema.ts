@@ -24,19 +24,24 @@ export const imagesSchema = strictSection({
   }));
 export type ImageFetchConfig = z.output<typeof imagesSchema>;
 
-/** What the Responses API does with a provider's built-in tools (config `responses.builtInTools`). */
-const builtInToolPolicy = z.enum(['reject', 'drop']);
+/**
+ * What the Responses API does with a provider's built-in tools (config `responses.builtInTools`):
+ * `drop-unless-forced` (default) leaves out the ones a request only offers, so agents that always
+ * send them (Codex CLI's `web_search`) run unchanged, and refuses one `tool_choice` forces;
+ * `drop` leaves out forced ones too; `reject` refuses any.
+ */
+const builtInToolPolicy = z.enum(['drop-unless-forced', 'drop', 'reject']);
 export type BuiltInToolPolicy = z.output<typeof builtInToolPolicy>;
 
 /** `responses`: days a stored Responses API answer is kept (fractions allowed), built-in tools. */
 export const responsesSchema = strictSection({
   retentionDays: z.number().positive().max(3650).default(30),
-  builtInTools: builtInToolPolicy.default('reject'),
+  builtInTools: builtInToolPolicy.default('drop-unless-forced'),
 })
   .prefault({})
   .transform(({ retentionDays, builtInTools }) => ({
     /** Stored Responses API answers (`previous_response_id`, GET/DELETE): kept this long, then purged. */
     retentionMs: retentionDays * 86_400_000,
-    /** Built-in tools (`web_search`…): a 400 naming the tool, or dropped with a `warning` header. */
+    /** Built-in tools (`web_search`…): dropped with a `warning` header, or a 400 naming the tool. */
     builtInTools,
   }));
