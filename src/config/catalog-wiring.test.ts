@@ -144,3 +144,19 @@ test('a deployment with its own base URL is a real upstream; deployments without
   assert.ok(b2);
   assert.match(missingUpstream(keyless, b2) ?? '', /B-2 has no upstream: its deployments need BETA_BASE_URL/);
 });
+
+test("an alias the file gives a vendor model's name wins over the vendor model", () => {
+  const config = loadConfig(
+    { ALPHA_BASE_URL: 'https://api.openai.example' },
+    writeConfig('aliases: { gpt-4o: A-2 }\nmodels:\n  - { name: A-3, aliases: [o3] }\n'),
+  );
+  assert.equal(names(config).includes('gpt-4o'), false);
+  assert.equal(names(config).includes('o3'), false);
+  assert.equal(config.aliases['gpt-4o'], 'A-2');
+  assert.equal(config.aliases.o3, 'A-3');
+  assert.ok(names(config).includes('gpt-4.1'));
+  assert.throws(
+    () => loadConfig({}, writeConfig('aliases: { A-1: A-2 }\n')),
+    /alias A-1 is already a model name/,
+  );
+});

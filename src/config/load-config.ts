@@ -5,6 +5,7 @@
 import { dirname, join } from 'node:path';
 import { familyCodec, familyCodecs, familyIds } from '../surfaces/registry.ts';
 import type { FamilyId } from '../ir/index.ts';
+import { isSpecModel, type ModelEntry } from './catalog.ts';
 import { ConfigError } from './config-error.ts';
 import type { Config, RateLimitConfig, UpstreamConfig } from './config.ts';
 import {
@@ -33,7 +34,7 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
   const upstreams = buildUpstreams(file, environment);
   const catalog = { spec: file.catalog?.spec ?? true };
   const base = baseCatalog({ spec: catalog.spec, platforms: activePlatforms({ upstreams }) });
-  const models = buildCatalog(file.models ?? [], base);
+  const models = buildCatalog(file.models ?? [], withoutAliased(base, file, catalog.spec));
   const aliases = buildAliases(file, models);
   const timeouts = file.timeouts;
   const routing = buildRouting(file.models ?? [], models, aliases, timeouts);
@@ -72,6 +73,19 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
     }),
     tracing: tracingConfig(environment),
   };
+}
+
+/**
+ * An alias the file gives a vendor model's name (`gpt-4o: A-2`, written before OpenAI's models were
+ * offered) says what the operator wants that name to be: the vendor model gives way rather than the
+ * start failing. The spec's names stay refused as aliases, as always.
+ */
+function withoutAliased(base: ModelEntry[], file: ConfigFile, spec: boolean): ModelEntry[] {
+  const aliases = new Set([
+    ...Object.keys(file.aliases ?? {}),
+    ...(file.models ?? []).flatMap((model) => model.aliases ?? []),
+  ]);
+  return base.filter((entry) => !aliases.has(entry.name) || (spec && isSpecModel(entry.name)));
 }
 
 /**

@@ -54,7 +54,9 @@ export class UpstreamRouter {
     this.retry = config.retry;
     this.clock = clock;
     this.#scrubber = scrubberFor(config);
-    for (const entry of config.models) this.#routes.set(entry.name, this.#build(entry));
+    // A model nothing serves (the simulator off) has no route: no fallback, no health entry.
+    for (const entry of config.models)
+      if (missingUpstream(config, entry) === undefined) this.#routes.set(entry.name, this.#build(entry));
     for (const route of this.#routes.values()) route.chain = this.#chain(route);
   }
 
@@ -190,9 +192,7 @@ export class UpstreamRouter {
       const name = (chain[index] as ModelRoute).entry.name;
       for (const fallbackName of this.#config.routing[name]?.fallbacks ?? []) {
         const fallback = this.#routes.get(fallbackName);
-        if (fallback === undefined || chain.includes(fallback)) continue;
-        // A model nothing serves (the simulator off) is no fallback.
-        if (missingUpstream(this.#config, fallback.entry) === undefined) chain.push(fallback);
+        if (fallback !== undefined && !chain.includes(fallback)) chain.push(fallback);
       }
     }
     return chain;
