@@ -43,9 +43,9 @@ export function geminiCli(gatewayUrl: string): ClientSetup {
 
 /**
  * Codex reads its provider from `$CODEX_HOME/config.toml` (default `~/.codex`): the provider only.
- * Its hosted `web_search` tool stays on, as users leave it; the gateway under test is configured
- * with `responses.builtInTools: drop` (see codexGatewayConfig), which leaves the tool out with a
- * warning instead of the default 400.
+ * Its hosted `web_search` tool stays on, as users leave it; the gateway under test runs its default
+ * configuration (see codexGatewayConfig), which leaves a tool the request only offers out with a
+ * warning.
  */
 export function codexCli(gatewayUrl: string, model: string): ClientSetup {
   const config = [
@@ -66,8 +66,11 @@ export function codexCli(gatewayUrl: string, model: string): ClientSetup {
   return { env: { OPENAI_API_KEY: clientKey }, homeFiles: { '.codex/config.toml': config } };
 }
 
-/** The operator's setting that lets Codex's hosted tools through unchanged (left out, with a warning). */
-export const codexGatewayConfig = { responses: { builtInTools: 'drop' } };
+/**
+ * Codex runs unchanged on the gateway's defaults (`responses.builtInTools: drop-unless-forced`: its
+ * hosted tools left out, with a warning); nothing for the operator to set.
+ */
+export const codexGatewayConfig = {};
 
 export function openAiSdkEnv(gatewayUrl: string): Record<string, string> {
   return { OPENAI_BASE_URL: `${gatewayUrl}/v1`, OPENAI_API_KEY: clientKey };

@@ -6,6 +6,7 @@ import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
+import { simulatorNotice } from '../config/upstream-presence.ts';
 import { startGateway } from '../server/start-gateway.ts';
 import { StoreUnavailableError } from '../store/store-errors.ts';
 import { startBanner } from './banner.ts';
@@ -65,7 +66,11 @@ async function serve(config: Config): Promise<void> {
     gateway.flushLedger();
   });
   if (cluster.isWorker) workerListening(gateway.url);
-  else process.stdout.write(startBanner(config, gateway.url, process.stdout.isTTY));
+  else {
+    process.stdout.write(startBanner(config, gateway.url, process.stdout.isTTY));
+    const notice = simulatorNotice(config);
+    if (notice !== undefined) process.stdout.write(`${notice}\n`);
+  }
   if (gateway.generatedKey !== undefined) {
     process.stdout.write(
       `No client keys were configured, so one was generated. It is shown only this once; only its hash is stored:\n\n  ${gateway.generatedKey}\n\nUse it as: Authorization: Bearer <key>\n`,

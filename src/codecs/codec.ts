@@ -28,6 +28,9 @@ export interface SurfaceRoute {
   countTokens?: boolean;
 }
 
+/** What the Responses API does with built-in tools (config `responses.builtInTools`). */
+export type BuiltInToolPolicy = 'drop-unless-forced' | 'drop' | 'reject';
+
 export interface SurfaceInput {
   /** The parsed JSON body. */
   body: unknown;
@@ -40,10 +43,11 @@ export interface SurfaceInput {
   lenient?: boolean;
   /**
    * Responses API: built-in tools of the provider's own service (`web_search`…) are a 400 naming
-   * the tool (`reject`, the default) or left out with a note (`drop`: agents that always send
-   * them, like Codex CLI, then run on any family). Operator config, passed in by the HTTP layer.
+   * the tool (`reject`, and when unset), left out with a note (`drop`: agents that always send
+   * them, like Codex CLI, then run on any family), or left out unless `tool_choice` forces one
+   * (`drop-unless-forced`: the config's default). Operator config, passed in by the HTTP layer.
    */
-  builtInTools?: 'reject' | 'drop';
+  builtInTools?: BuiltInToolPolicy;
 }
 
 /**
@@ -62,7 +66,7 @@ export interface SurfaceTurn {
   /** Told the finished answer (status completed or incomplete) once it is whole. */
   onFinished?: (answer: JsonObject) => void;
   /** The operator's choice for built-in tools (see `SurfaceInput.builtInTools`). */
-  builtInTools?: 'reject' | 'drop';
+  builtInTools?: BuiltInToolPolicy;
 }
 
 /** How to shape a response for the client. */

@@ -82,6 +82,13 @@ const rows: Row[] = [
   ['C-3', 'gamma', 32760, 2048, 0.5, 1.5, false],
 ];
 
+const specModelNames: ReadonlySet<string> = new Set(rows.map(([name]) => name));
+
+/** One of the spec's own models (A-1…C-3), whose default limits are the spec's table. */
+export function isSpecModel(name: string): boolean {
+  return specModelNames.has(name);
+}
+
 export function defaultCatalog(): ModelEntry[] {
   return rows.map(([name, family, contextWindow, maxOutputTokens, input, output, vision]) => ({
     name,

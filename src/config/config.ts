@@ -58,6 +58,11 @@ export interface RateLimitConfig {
 }
 
 export interface SimulatorConfig {
+  /**
+   * Models with no upstream are answered by the built-in simulator. Default: only while no real
+   * upstream is configured at all; else `simulator: true` or MODELGATE_SIMULATOR=1.
+   */
+  enabled: boolean;
   timeToFirstTokenMs: number;
   interTokenDelayMs: number;
 }
@@ -81,6 +86,11 @@ export interface Config {
   adminKey: string | undefined;
   /** Requests and tokens per minute per client key and model family (a key may override both). */
   rateLimits: Record<FamilyId, RateLimitConfig>;
+  /**
+   * The families whose `tpm` the operator set: it limits every model of the family. Elsewhere the
+   * family's default tokens per minute (the spec's table) limits the spec's models only.
+   */
+  tokenLimitedFamilies: FamilyId[];
   /** `limits.strictOutputTokens`: an output cap above the model's maximum is a 400 instead of lowered. */
   strictOutputTokens: boolean;
   /**
@@ -94,6 +104,8 @@ export interface Config {
   /** The `providers:` section: named providers models and deployments refer to. */
   providers: Record<string, ProviderConfig>;
   models: ModelEntry[];
+  /** `catalog.spec`: the spec's models (A-1…C-3) are in the catalog. */
+  catalog: { spec: boolean };
   /** alias → catalog name. */
   aliases: Record<string, string>;
   timeouts: TimeoutConfig;

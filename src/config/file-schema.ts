@@ -66,6 +66,8 @@ const modelSchema = strictSection({
     streaming: z.boolean().optional(),
     tools: z.boolean().optional(),
     vision: z.boolean().optional(),
+    reasoning: z.boolean().optional(),
+    promptCaching: z.boolean().optional(),
   }).optional(),
   aliases: z.array(modelName).optional(),
   baseUrl: z.url().optional(),
@@ -177,10 +179,22 @@ export const fileSchema = strictSection({
   breaker: breakerSchema,
   upstreamPool: strictSection({ connections: positiveInteger.max(10_000).optional() }).optional(),
   upstreamLimits: upstreamLimitsSchema,
-  simulator: strictSection({
-    timeToFirstTokenMs: z.number().int().min(0).optional(),
-    interTokenDelayMs: z.number().int().min(0).optional(),
-  }).optional(),
+  /**
+   * `true`/`false` or a section: whether models with no upstream are answered by the built-in
+   * simulator (default: only while no real upstream is configured at all), and its pace.
+   */
+  simulator: z
+    .union([
+      z.boolean(),
+      strictSection({
+        enabled: z.boolean().optional(),
+        timeToFirstTokenMs: z.number().int().min(0).optional(),
+        interTokenDelayMs: z.number().int().min(0).optional(),
+      }),
+    ])
+    .optional(),
+  /** `spec: false` leaves the spec's models (A-1…C-3) out of the catalog. */
+  catalog: strictSection({ spec: z.boolean().optional() }).optional(),
   logLevel: z.enum(logLevels).optional(),
   images: imagesSchema,
   limits: limitsSchema.optional(),

@@ -5,6 +5,7 @@
 import { dirname, join } from 'node:path';
 import { familyCodec, familyCodecs, familyIds } from '../surfaces/registry.ts';
 import type { FamilyId } from '../ir/index.ts';
+import { isSpecModel, type ModelEntry } from './catalog.ts';
 import { ConfigError } from './config-error.ts';
 import type { Config, RateLimitConfig, UpstreamConfig } from './config.ts';
 import {
@@ -21,6 +22,8 @@ import { buildAliases, buildCatalog, buildRouting } from './model-routing.ts';
 import { checkProviderReferences, providersOf } from './providers-schema.ts';
 import { metricsConfig, tracingConfig } from './observability-config.ts';
 import { readConfigFile } from './read-config-file.ts';
+import { activePlatforms, hasRealUpstream, providerPlatforms } from './upstream-presence.ts';
+import { baseCatalog, vendorModel, type VendorPlatform } from './vendor-catalog.ts';
 
 export { ConfigError } from './config-error.ts';
 export type { Environment } from './environment.ts';
@@ -29,11 +32,18 @@ export { readConfigFile } from './read-config-file.ts';
 export function loadConfig(environment: Environment, configPath?: string): Config {
   const path = configPath ?? nonEmpty(environment.MODELGATE_CONFIG);
   const file: ConfigFile = path === undefined ? fileSchema.parse({}) : readConfigFile(path, environment);
-  const models = buildCatalog(file.models ?? []);
-  const aliases = buildAliases(file, models);
+  const upstreams = buildUpstreams(file, environment);
+  const catalog = { spec: file.catalog?.spec ?? true };
   const providers = providersOf(file.providers);
   checkProviderReferences(providers, file.models ?? []);
+  const base = throughProviders(
+    baseCatalog({ spec: catalog.spec, platforms: activePlatforms({ upstreams, providers }) }),
+    providerPlatforms({ providers }),
+  );
+  const models = buildCatalog(file.models ?? [], withoutAliased(base, file, catalog.spec));
+  const aliases = buildAliases(file, models);
   const timeouts = file.timeouts;
+  const routing = buildRouting(file.models ?? [], models, aliases, timeouts);
   const headersTimeoutMs = file.server?.headersTimeoutMs ?? 10_000;
   const databasePath = nonEmpty(environment.MODELGATE_DB) ?? file.database ?? './data/modelgate.db';
   return {
@@ -43,12 +53,13 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
     databasePath,
     ...postgresConfig(file, environment, databasePath),
     staticKeys: staticKeysOf(environment),
-    upstreams: buildUpstreams(file, environment),
+    upstreams,
     providers,
     models,
+    catalog,
     aliases,
     timeouts,
-    routing: buildRouting(file.models ?? [], models, aliases, timeouts),
+    routing,
     retry: file.retry,
     breaker: file.breaker,
     ...clientLimits(file),
@@ -58,12 +69,7 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
     requestTimeoutMs: Math.max(file.server?.requestTimeoutMs ?? 120_000, headersTimeoutMs),
     upstreamConnections: file.upstreamPool?.connections ?? 256,
     upstreamLimits: file.upstreamLimits,
-    simulator: {
-      timeToFirstTokenMs:
-        environmentInteger(environment, 'SIMULATOR_TTFT_MS') ?? file.simulator?.timeToFirstTokenMs ?? 0,
-      interTokenDelayMs:
-        environmentInteger(environment, 'SIMULATOR_TOKEN_DELAY_MS') ?? file.simulator?.interTokenDelayMs ?? 0,
-    },
+    simulator: simulatorConfig(file, environment, hasRealUpstream({ upstreams, models, routing, providers })),
     responses: file.responses,
     images: file.images,
     logLevel: logLevel(environment.LOG_LEVEL) ?? file.logLevel ?? 'info',
@@ -73,6 +79,49 @@ export function loadConfig(environment: Environment, configPath?: string): Confi
       throw new ConfigError(message);
     }),
     tracing: tracingConfig(environment),
+  };
+}
+
+/**
+ * An alias the file gives a vendor model's name (`gpt-4o: A-2`, written before OpenAI's models were
+ * offered) says what the operator wants that name to be: the vendor model gives way rather than the
+ * start failing. The spec's names stay refused as aliases, as always.
+ */
+/** A vendor model of a platform a named provider serves goes through that provider (`provider:`). */
+function throughProviders(base: ModelEntry[], served: Map<VendorPlatform, string>): ModelEntry[] {
+  if (served.size === 0) return base;
+  return base.map((entry) => {
+    const platform = vendorModel(entry.name)?.platform;
+    const provider = platform === undefined ? undefined : served.get(platform);
+    return provider === undefined ? entry : { ...entry, provider };
+  });
+}
+
+function withoutAliased(base: ModelEntry[], file: ConfigFile, spec: boolean): ModelEntry[] {
+  const aliases = new Set([
+    ...Object.keys(file.aliases ?? {}),
+    ...(file.models ?? []).flatMap((model) => model.aliases ?? []),
+  ]);
+  return base.filter((entry) => !aliases.has(entry.name) || (spec && isSpecModel(entry.name)));
+}
+
+/**
+ * The built-in simulator answers models with no upstream while no real upstream is configured at
+ * all (the offline default); once one is, only when asked (`simulator: true`, MODELGATE_SIMULATOR=1).
+ */
+function simulatorConfig(
+  file: ConfigFile,
+  environment: Environment,
+  realUpstream: boolean,
+): Config['simulator'] {
+  const section = typeof file.simulator === 'object' ? file.simulator : {};
+  const asked = typeof file.simulator === 'boolean' ? file.simulator : section.enabled;
+  return {
+    enabled: environmentFlag(environment, 'MODELGATE_SIMULATOR') ?? asked ?? !realUpstream,
+    timeToFirstTokenMs:
+      environmentInteger(environment, 'SIMULATOR_TTFT_MS') ?? section.timeToFirstTokenMs ?? 0,
+    interTokenDelayMs:
+      environmentInteger(environment, 'SIMULATOR_TOKEN_DELAY_MS') ?? section.interTokenDelayMs ?? 0,
   };
 }
 
@@ -109,7 +158,10 @@ const defaultBodyLimitBytes = 16 * 1024 * 1024;
 function keyPolicyConfig(
   file: ConfigFile,
   environment: Environment,
-): Pick<Config, 'adminKey' | 'rateLimits' | 'unlimited' | 'drainTimeoutMs' | 'strictOutputTokens'> {
+): Pick<
+  Config,
+  'adminKey' | 'rateLimits' | 'tokenLimitedFamilies' | 'unlimited' | 'drainTimeoutMs' | 'strictOutputTokens'
+> {
   const adminKey = nonEmpty(environment.MODELGATE_ADMIN_KEY);
   if (adminKey !== undefined && adminKey.length < 16)
     throw new ConfigError('MODELGATE_ADMIN_KEY must be at least 16 characters');
@@ -131,6 +183,7 @@ function keyPolicyConfig(
   return {
     adminKey,
     rateLimits,
+    tokenLimitedFamilies: familyIds().filter((id) => familyLimitsOf(file, id)?.tpm !== undefined),
     unlimited: unlimitedConfig(file, environment),
     drainTimeoutMs: file.shutdown?.drainTimeoutMs ?? 30_000,
     strictOutputTokens: file.limits?.strictOutputTokens ?? false,

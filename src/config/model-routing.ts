@@ -1,15 +1,16 @@
 /**
  * The catalog, aliases and per-model routing (deployments, fallbacks, timeouts) from the file's
- * `models` and `aliases`: the spec's table with the file's models added or overridden, then
+ * `models` and `aliases`: the base catalog (the spec's table when on, the vendor models of the
+ * configured platforms) with the file's models added or overridden (the file wins), then
  * checked across entries (aliases name models, fallbacks form no cycle).
  */
-import { defaultCatalog, defaultPricing, type ModelEntry } from './catalog.ts';
+import { defaultPricing, type ModelCapabilities, type ModelEntry } from './catalog.ts';
 import { ConfigError } from './config-error.ts';
 import type { DeploymentConfig, ModelRouting, TimeoutConfig } from './config.ts';
 import type { ConfigFile, ModelSpec } from './file-schema.ts';
 
-export function buildCatalog(specs: ModelSpec[]): ModelEntry[] {
-  const byName = new Map(defaultCatalog().map((entry) => [entry.name, entry]));
+export function buildCatalog(specs: ModelSpec[], base: readonly ModelEntry[]): ModelEntry[] {
+  const byName = new Map(base.map((entry) => [entry.name, entry]));
   for (const spec of specs) {
     const existing = byName.get(spec.name);
     byName.set(spec.name, existing === undefined ? newEntry(spec) : overrideEntry(existing, spec));
@@ -64,11 +65,8 @@ function overrideEntry(entry: ModelEntry, spec: ModelSpec): ModelEntry {
         pricing.cacheWritePerMillion ??
         (inputChanged ? derived.cacheWritePerMillion : entry.pricing.cacheWritePerMillion),
     },
-    capabilities: {
-      streaming: spec.capabilities?.streaming ?? entry.capabilities.streaming,
-      tools: spec.capabilities?.tools ?? entry.capabilities.tools,
-      vision: spec.capabilities?.vision ?? entry.capabilities.vision,
-    },
+    // What the file leaves unsaid keeps the entry's value (a vendor model's reasoning and caching too).
+    capabilities: overrideCapabilities(entry.capabilities, spec.capabilities ?? {}),
   };
   if (spec.baseUrl !== undefined) result.baseUrl = spec.baseUrl.replace(/\/+$/, '');
   if (spec.apiKey !== undefined) result.apiKey = spec.apiKey;
@@ -76,6 +74,21 @@ function overrideEntry(entry: ModelEntry, spec: ModelSpec): ModelEntry {
   if (result.maxOutputTokens > result.contextWindow) {
     throw new ConfigError(`model ${spec.name}: maxOutputTokens exceeds contextWindow`);
   }
+  return result;
+}
+
+function overrideCapabilities(
+  entry: ModelCapabilities,
+  spec: NonNullable<ModelSpec['capabilities']>,
+): ModelCapabilities {
+  const result: ModelCapabilities = {
+    ...entry,
+    streaming: spec.streaming ?? entry.streaming,
+    tools: spec.tools ?? entry.tools,
+    vision: spec.vision ?? entry.vision,
+  };
+  if (spec.reasoning !== undefined) result.reasoning = spec.reasoning;
+  if (spec.promptCaching !== undefined) result.promptCaching = spec.promptCaching;
   return result;
 }
 

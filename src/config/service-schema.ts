@@ -27,8 +27,13 @@ export const imagesSchema = strictSection({
   }));
 export type ImageFetchConfig = z.output<typeof imagesSchema>;
 
-/** What the Responses API does with a provider's built-in tools (config `responses.builtInTools`). */
-const builtInToolPolicy = z.enum(['reject', 'drop']);
+/**
+ * What the Responses API does with a provider's built-in tools (config `responses.builtInTools`):
+ * `drop-unless-forced` (default) leaves out the ones a request only offers, so agents that always
+ * send them (Codex CLI's `web_search`) run unchanged, and refuses one `tool_choice` forces;
+ * `drop` leaves out forced ones too; `reject` refuses any.
+ */
+const builtInToolPolicy = z.enum(['drop-unless-forced', 'drop', 'reject']);
 export type BuiltInToolPolicy = z.output<typeof builtInToolPolicy>;
 
 /** `responses`: days a stored Responses API answer is kept (fractions allowed), built-in tools. */
@@ -36,7 +41,7 @@ export const responsesSchema = strictSection({
   retentionDays: z.number().positive().max(3650).default(30),
   // One stored response's JSON at most (its own input and answer); default 1 MiB.
   maxStoredBytes: positiveInteger.max(256 * 1024 * 1024).default(1024 * 1024),
-  builtInTools: builtInToolPolicy.default('reject'),
+  builtInTools: builtInToolPolicy.default('drop-unless-forced'),
 })
   .prefault({})
   .transform(({ retentionDays, maxStoredBytes, builtInTools }) => ({
@@ -47,6 +52,6 @@ export const responsesSchema = strictSection({
      * turn whose input is larger answers with `store: false`; an answer that makes it larger is not kept.
      */
     maxStoredBytes,
-    /** Built-in tools (`web_search`…): a 400 naming the tool, or dropped with a `warning` header. */
+    /** Built-in tools (`web_search`…): dropped with a `warning` header, or a 400 naming the tool. */
     builtInTools,
   }));

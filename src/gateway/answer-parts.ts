@@ -9,19 +9,23 @@ import type { AttemptRecord, Delivery, StreamOutcome } from './delivery.ts';
 
 export const costHeader = 'x-modelgate-cost-usd';
 export const servedByHeader = 'x-modelgate-served-by';
+/** On answers the built-in simulator wrote: no real model was called. */
+export const simulatedHeader = 'x-modelgate-simulated';
 const costTrailer: readonly string[] = [costHeader];
 
 /** Warnings name client fields: bounded so that a body of 10,000 odd fields cannot grow the head past what clients read. */
 const maxWarnings = 16;
 const maxWarningChars = 240;
 
-/** The headers of an answer served by `entry`: which model served it, and the `warning`s. */
+/** The headers of an answer served by `entry`: which model served it, whether simulated, and the `warning`s. */
 export function answerHeaders(
   entry: ModelEntry,
   notes: readonly string[] | undefined,
   warnings: readonly string[],
+  simulated: boolean,
 ): ResponseHeaders {
   const headers: ResponseHeaders = { [servedByHeader]: entry.name };
+  if (simulated) headers[simulatedHeader] = 'true';
   const all = notes === undefined ? warnings : [...notes, ...warnings];
   if (all.length === 0) return headers;
   const shown = all.length <= maxWarnings ? all : all.slice(0, maxWarnings - 1);

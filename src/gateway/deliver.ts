@@ -110,7 +110,12 @@ async function answerJson(run: AttemptRun, response: UpstreamResponse): Promise<
       ? (passThrough.rewriteResponseText?.(text, upstreamBody, context) ??
         passThrough.rewriteResponse(upstreamBody, context))
       : call.surface.encodeResponse({ ...decoded, model: context.model }, context);
-  const headers = answerHeaders(attempt.entry, attempt.notes, attempt.upstreamRequest.warnings);
+  const headers = answerHeaders(
+    attempt.entry,
+    attempt.notes,
+    attempt.upstreamRequest.warnings,
+    attempt.step.deployment.simulated,
+  );
   const finishReasons = decoded.choices.map((choice) => finishReasonName(choice.finishReason));
   return sendJsonAnswer(call, attempt.entry, body, decoded.usage, finishReasons, headers, run.allRecords);
 }
@@ -125,7 +130,15 @@ async function answerStream(run: AttemptRun, response: UpstreamResponse): Promis
     maxEventBytes: deployment.limits.maxEventBytes,
     begin: () => {
       run.answered();
-      startStream(call, answerHeaders(attempt.entry, attempt.notes, attempt.upstreamRequest.warnings));
+      startStream(
+        call,
+        answerHeaders(
+          attempt.entry,
+          attempt.notes,
+          attempt.upstreamRequest.warnings,
+          attempt.step.deployment.simulated,
+        ),
+      );
     },
   };
   const stream = {

@@ -40,7 +40,7 @@ export async function fanOut(run: AttemptRun): Promise<Delivery | undefined> {
     return undefined;
   }
   const notes = [...(attempt.notes ?? []), `n=${attempt.calls} is served by ${attempt.calls} upstream calls`];
-  const headers = answerHeaders(entry, notes, upstreamRequest.warnings);
+  const headers = answerHeaders(entry, notes, upstreamRequest.warnings, step.deployment.simulated);
   const { context } = prepared;
   if (prepared.request.stream) {
     const control: StreamControl = {

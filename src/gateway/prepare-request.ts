@@ -5,7 +5,7 @@
 import type { ModelEntry } from '../config/catalog.ts';
 import type { ResponseContext, SurfaceInput, WireCodec } from '../codecs/codec.ts';
 import { familyCodec } from '../surfaces/registry.ts';
-import { isJsonObject, type ChatRequest } from '../ir/index.ts';
+import { GatewayError, isJsonObject, type ChatRequest } from '../ir/index.ts';
 import type { ChatCall } from './chat-call.ts';
 import type { ImageFetcher } from './fetch-images.ts';
 import type { ModelResolver } from './resolve-model.ts';
@@ -44,6 +44,9 @@ export async function prepareRequest(
   if (entry === undefined) {
     throw models.unknownModel(request.model);
   }
+  // Nothing serves it (a real upstream is configured, not this model's, and the simulator is off).
+  const unserved = models.unserved(entry);
+  if (unserved !== undefined) throw new GatewayError('not_configured', unserved);
   const lowered = fitOutputCap(request, entry, options.strictOutputTokens === true);
   validateAgainstCatalog(request, entry);
   await checkContextWindow(request, entry);

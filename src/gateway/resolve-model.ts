@@ -8,6 +8,7 @@
 import type { Config } from '../config/config.ts';
 import { defaultPricing, type ModelEntry } from '../config/catalog.ts';
 import { editDistance } from '../config/did-you-mean.ts';
+import { missingUpstream } from '../config/upstream-presence.ts';
 import { GatewayError } from '../ir/index.ts';
 import { familyIds, isFamilyId } from '../surfaces/registry.ts';
 
@@ -23,9 +24,17 @@ export class ModelResolver {
   readonly #prefixed = new Map<string, ModelEntry>();
   /** Prefix aliases (`claude-*`), longest prefix first. */
   readonly #patterns: Array<{ prefix: string; entry: ModelEntry }> = [];
+  /** Catalog models nothing serves (no upstream, simulator off): why, naming the missing setting. */
+  readonly #unserved = new Map<string, string>();
+  readonly #config: Config;
 
   constructor(config: Config) {
-    for (const entry of config.models) this.#byName.set(entry.name, entry);
+    this.#config = config;
+    for (const entry of config.models) {
+      this.#byName.set(entry.name, entry);
+      const missing = missingUpstream(config, entry);
+      if (missing !== undefined) this.#unserved.set(entry.name, missing);
+    }
     for (const [alias, target] of Object.entries(config.aliases)) {
       const entry = this.#byName.get(target);
       if (entry === undefined) continue;
@@ -86,9 +95,17 @@ export class ModelResolver {
     return ranked.slice(0, maxSuggestions).map(({ known }) => known);
   }
 
-  /** Catalog entries, aliases excluded, for `GET /v1/models`. */
+  /** Catalog entries that something serves, aliases excluded, for `GET /v1/models`. */
   list(): ModelEntry[] {
-    return [...new Set(this.#byName.values())];
+    return [...new Set(this.#byName.values())].filter((entry) => !this.#unserved.has(entry.name));
+  }
+
+  /** Undefined when `entry` is served; else the 503's message naming the setting that is missing. */
+  unserved(entry: ModelEntry): string | undefined {
+    // A catalog model was decided once; an uncatalogued `family/id` goes to its family's upstream.
+    return this.#byName.get(entry.name) === entry
+      ? this.#unserved.get(entry.name)
+      : missingUpstream(this.#config, entry);
   }
 
   #prefixedEntry(name: string, family: ModelEntry['family'], upstreamModel: string): ModelEntry {

@@ -12,6 +12,7 @@ import type {
   TimeoutConfig,
   UpstreamConfig,
 } from '../config/config.ts';
+import { missingUpstream, reachesRealUpstream } from '../config/upstream-presence.ts';
 import { familyCodec } from '../surfaces/registry.ts';
 import type { FamilyId, JsonObject } from '../ir/index.ts';
 import type { UpstreamTarget } from '../codecs/codec.ts';
@@ -62,7 +63,9 @@ export class UpstreamRouter {
     this.clock = clock;
     this.#providers = namedProviders(config);
     this.#scrubber = scrubberFor(config, this.#providers);
-    for (const entry of config.models) this.#routes.set(entry.name, this.#build(entry));
+    // A model nothing serves (the simulator off) has no route: no fallback, no health entry.
+    for (const entry of config.models)
+      if (missingUpstream(config, entry) === undefined) this.#routes.set(entry.name, this.#build(entry));
     for (const route of this.#routes.values()) route.chain = this.#chain(route);
   }
 
@@ -125,7 +128,7 @@ export class UpstreamRouter {
   #build(entry: ModelEntry): ModelRoute {
     const routing = this.#config.routing[entry.name];
     const timeouts = routing?.timeouts ?? this.#config.timeouts;
-    const configured = routing?.deployments ?? [];
+    const configured = withoutSimulated(this.#config, routing?.deployments ?? []);
     const deployments =
       configured.length === 0
         ? [this.#defaultDeployment(entry, timeouts)]
@@ -293,4 +296,16 @@ function targetOf(entry: ModelEntry, family: FamilyId, target: UpstreamTarget): 
   return entry.family === family && entry.capabilities.reasoning === true
     ? { ...target, reasoning: true }
     : target;
+}
+
+/**
+ * With the simulator off, a model's deployments that have no real upstream are left out (the
+ * others serve it); when none has one, the model is refused before delivery (`ModelResolver.unserved`).
+ */
+function withoutSimulated(config: Config, deployments: DeploymentConfig[]): DeploymentConfig[] {
+  if (config.simulator.enabled) return deployments;
+  const real = deployments.filter((spec) =>
+    reachesRealUpstream(config, spec.family, spec.baseUrl, spec.provider),
+  );
+  return real.length === 0 ? deployments : real;
 }

@@ -15,6 +15,8 @@ export type GatewayErrorKind =
   | 'quota'
   | 'overloaded'
   | 'unavailable'
+  /** The model is in the catalog but nothing is configured to serve it (waiting will not help). */
+  | 'not_configured'
   | 'timeout'
   | 'upstream'
   | 'internal';
@@ -34,6 +36,7 @@ export const defaultStatusByKind = {
   quota: 429,
   overloaded: 503,
   unavailable: 503,
+  not_configured: 503,
   timeout: 504,
   upstream: 502,
   internal: 500,

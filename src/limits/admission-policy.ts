@@ -33,6 +33,12 @@ export interface PolicyDependencies {
   isPriced: (entry: ModelEntry) => boolean;
   /** A catalog model's prices (a stream cut short is priced at the model that served it). */
   pricingOf: (model: string) => ModelPricing | undefined;
+  /**
+   * Whether the key's tokens per minute apply to this model: the spec's models, or any model when
+   * the key or the family's `limits` section sets `tpm` (README "Rate limits": models the operator
+   * adds are limited by requests per minute until a token limit is configured).
+   */
+  limitsTokens: (key: ClientKey, entry: ModelEntry) => boolean;
   /** The prices a budget reserves at: the dearest of the model and the fallbacks it may use. */
   pricingFor: (entry: ModelEntry) => ModelPricing;
   /** Unix milliseconds. */
@@ -54,6 +60,8 @@ interface Held {
   /** Undefined while nothing was metered. */
   estimate: Estimate | undefined;
   reservations: Reservation[];
+  /** The estimate's tokens were drawn from the key's token window (reconciled at the end). */
+  drewTokens: boolean;
 }
 
 export function createAdmissionPolicy(dependencies: PolicyDependencies): AdmissionControl {
@@ -82,7 +90,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
     );
     const usage = accounted.usage;
     const used = usage === undefined ? 0 : usage.inputTokens + usage.outputTokens;
-    if (estimate !== undefined)
+    if (estimate !== undefined && held.drewTokens)
       quietly(limiter.reconcile(key, prepared.entry.family, estimate.tokens, used, clock()));
     for (const reservation of reservations) quietly(budgets.settle(reservation, accounted.costUsd));
     // The lifetime spend is kept for every key, with a lifetime budget or not.
@@ -104,7 +112,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
     key: ClientKey,
   ): Admission => {
     const { entry } = prepared;
-    const held: Held = { key, estimate: undefined, reservations: [] };
+    const held: Held = { key, estimate: undefined, reservations: [], drewTokens: true };
     const afterDispatch = async (): Promise<ResponseHeaders | undefined> => {
       try {
         const estimate = await estimateRequest(prepared.request, entry, dependencies.pricingFor(entry));
@@ -189,13 +197,17 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
       if (key.budgetUsd === undefined && key.periodBudget === undefined && key.unlimited.has(family))
         return meterAfterDispatch(call, prepared, context, key);
       // Counting stops once the request needs more than the key's tokens per minute: refused anyway.
-      const tokensPerMinute = limiter.limitsFor(key, family).tokensPerMinute;
+      const drewTokens = dependencies.limitsTokens(key, entry);
+      const tokensPerMinute = drewTokens
+        ? limiter.limitsFor(key, family).tokensPerMinute
+        : Number.POSITIVE_INFINITY;
       const estimate = await estimateRequest(
         prepared.request,
         entry,
         dependencies.pricingFor(entry),
         tokensPerMinute,
       );
+      const tokens = drewTokens ? estimate.tokens : 0;
       const reservations: Reservation[] = [];
       let acquired: Acquisition;
       const requests = candidatesOf(prepared);
@@ -231,10 +243,10 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
         }
         try {
           if (key.budgetUsd === undefined)
-            acquired = await limiter.acquire(key, family, estimate.tokens, now, requests);
+            acquired = await limiter.acquire(key, family, tokens, now, requests);
           else {
             const hold = { keyId: key.id, budgetUsd: key.budgetUsd, worstCaseUsd: estimate.worstCaseUsd };
-            const held = await holdAndAcquire(hold, key, family, estimate.tokens, now, requests);
+            const held = await holdAndAcquire(hold, key, family, tokens, now, requests);
             if ('over' in held) {
               giveBack();
               await report();
@@ -249,12 +261,14 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
           giveBack();
           throw error;
         }
-      } else acquired = await limiter.acquire(key, family, estimate.tokens, now, requests);
+      } else acquired = await limiter.acquire(key, family, tokens, now, requests);
       Object.assign(headers, call.surface.rateLimitHeaders(acquired.state));
       // Decided by this process alone while the shared store was unreachable (`onStoreFailure: local`).
       if (acquired.local) headers['x-modelgate-limits'] = 'local';
       if (acquired.refusal !== undefined) {
         giveBack();
+        // Waiting cannot help a request larger than the window: the SDKs are told not to retry.
+        if (acquired.refusal.exceedsLimit) headers['x-should-retry'] = 'false';
         return refuse(rateLimited(acquired.refusal, family, limiter.limitsFor(key, family)));
       }
 
@@ -262,7 +276,7 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
         headers,
         afterDispatch: undefined,
         settle(result: DeliveryResult) {
-          settleWith(call, prepared, context, { key, estimate, reservations }, result);
+          settleWith(call, prepared, context, { key, estimate, reservations, drewTokens }, result);
         },
       };
     },

@@ -3,7 +3,7 @@
  * store, the admin key, rate limits, budgets, the usage ledger and the admission policy tying
  * them together. `start-gateway.ts` wires the result in.
  */
-import type { ModelPricing } from '../config/catalog.ts';
+import { isSpecModel, type ModelPricing } from '../config/catalog.ts';
 import type { Config } from '../config/config.ts';
 import { AdminKey } from '../keys/admin-key.ts';
 import { bootstrapClientKeys, type ClientKeys } from '../keys/client-keys.ts';
@@ -88,6 +88,10 @@ export async function createKeyServices(
     ledger: rows,
     isPriced: (entry) => priced.has(entry.name),
     pricingFor: (entry) => ceilings.get(entry.name) ?? entry.pricing,
+    limitsTokens: (key, entry) =>
+      key.tpm !== undefined ||
+      config.tokenLimitedFamilies.includes(entry.family) ||
+      (config.catalog.spec && isSpecModel(entry.name)),
     pricingOf: (model) => pricing.get(model),
     clock,
     logger,

@@ -49,6 +49,13 @@ export function rateLimited(
     ? `Rate limit reached for ${refusal.dimension} per minute on the ${family} family: limit ${limit}, requested ${refusal.requested}. Try again in ${refusal.retryAfterSeconds}s.`
     : refusal.dimension === 'requests'
       ? `This request asks for ${refusal.requested} candidates (n), and each counts as a request: more than this key's limit of ${limit} requests per minute for the ${family} family. Lower n.`
-      : `This request needs ${refusal.requested} tokens (prompt + max output), more than this key's limit of ${limit} tokens per minute for the ${family} family. Lower max tokens or shorten the prompt.`;
-  return new GatewayError('rate_limited', message, { retryAfterSeconds: refusal.retryAfterSeconds });
+      : `This request needs ${refusal.requested} tokens (prompt + max output), more than this key's limit of ${limit} tokens per minute for the ${family} family, so waiting cannot help. Lower max tokens or shorten the prompt, or ask the operator for a higher limit.`;
+  // No retry-after for tokens that can never fit: a client that honours it would only loop (too
+  // many candidates keep theirs: \`x-should-retry: false\` tells the SDKs either way).
+  const hopeless = refusal.exceedsLimit && refusal.dimension === 'tokens';
+  return new GatewayError(
+    'rate_limited',
+    message,
+    hopeless ? {} : { retryAfterSeconds: refusal.retryAfterSeconds },
+  );
 }

@@ -33,6 +33,8 @@ models:
     fallbacks: [smart, C-1]
     timeouts: { idleMs: 700 }
 retry: { attempts: 2 }
+# A real beta beside simulated fallbacks: once a real upstream is configured, the simulator is asked for.
+simulator: true
 `),
   );
   const routing = config.routing['B-1'];
@@ -130,4 +132,37 @@ models:
     /without query/,
   );
   assert.throws(() => loadConfig({}, configFile('retry: { attempts: 0 }\n')), /attempts/);
+});
+
+test('with the simulator off, a model nothing serves is no fallback, no deployment and no health entry', () => {
+  const config = loadConfig(
+    { BETA_BASE_URL: 'http://beta.example' },
+    configFile(`
+models:
+  - name: B-1
+    fallbacks: [A-2, B-2]
+  - name: B-3
+    deployments:
+      - { id: real }
+      - { id: nowhere, family: alpha, upstreamModel: gpt-x }
+`),
+  );
+  assert.equal(config.simulator.enabled, false);
+  const router = new UpstreamRouter(config, () => transport, transport);
+  const entry = (name: string) => {
+    const found = config.models.find((model) => model.name === name);
+    assert.ok(found);
+    return found;
+  };
+  assert.deepEqual(
+    router.route(entry('B-1')).chain.map((next) => next.entry.name),
+    ['B-1', 'B-2'],
+  );
+  assert.deepEqual(
+    router.route(entry('B-3')).deployments.map((deployment) => deployment.id),
+    ['real'],
+  );
+  const listed = (router.health().models as { model: string }[]).map((model) => model.model);
+  assert.equal(listed.includes('A-2'), false);
+  assert.equal(listed.includes('B-1'), true);
 });

@@ -85,6 +85,8 @@ export class RequestAdmission {
       Object.assign(headers, error.headers);
       return;
     }
+    // A model nothing is configured to serve: retrying cannot help, so the SDKs are told not to.
+    if (error instanceof GatewayError && error.kind === 'not_configured') headers['x-should-retry'] = 'false';
     if (request.keyId === undefined || request.admitted || storeDown(error)) return;
     const named = request.pathModel ?? modelIn(request.body);
     const family =

@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { createServer } from '../http/node-http.ts';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/config.ts';
+import { simulatorNotice } from '../config/upstream-presence.ts';
 import { ModelResolver } from '../gateway/resolve-model.ts';
 import { UpstreamRouter } from '../gateway/upstreams.ts';
 import { createKeyServices } from '../limits/key-services.ts';
@@ -115,6 +116,8 @@ export async function startGateway(
   purge();
   const purgeTimer = setInterval(purge, 3_600_000).unref();
   const upstreams = new UpstreamRouter(config, createHttpTransport, createSimulatorTransport(simulator));
+  const notice = simulatorNotice(config);
+  if (notice !== undefined) log.info(notice);
   // The tokenizer's vocabulary (4.2 MB, read in 50–340 ms) before listening: counting stays synchronous
   // and no request pays for it.
   loadTokenizer();

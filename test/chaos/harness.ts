@@ -57,6 +57,9 @@ export async function startChaosGateway(
       MODELGATE_KEYS: chaosKey,
       MODELGATE_DB: join(directory, 'chaos.db'),
       LOG_LEVEL: 'silent',
+      // Scenarios put fake upstreams beside simulated models (fallbacks, other families), which a real
+      // upstream configured turns off unless asked for.
+      MODELGATE_SIMULATOR: '1',
       ...environment,
     },
     path,

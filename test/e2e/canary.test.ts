@@ -150,6 +150,8 @@ test('no client, admin, upstream or created key, nor any key hash, in output, an
       BETA_API_KEY: upstreamKey,
       // The B upstream is a `modelgate simulate` server: the fault headers may go to it.
       BETA_FAULT_HEADERS: '1',
+      // A and C stay on the built-in simulator, which a real B upstream turns off unless asked for.
+      MODELGATE_SIMULATOR: '1',
     },
     'modelgate listening on',
   );

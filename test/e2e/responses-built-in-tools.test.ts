@@ -1,7 +1,7 @@
 /**
  * `responses.builtInTools: drop`: a request that carries the provider's built-in tools (as Codex CLI
  * sends `web_search` unless told not to) runs on every family, the built-ins left out and named in
- * a `warning` header; the default (`reject`) is a 400 naming the tool (see responses.test.ts).
+ * a `warning` header (the default, `drop-unless-forced`, and `reject`: responses-built-in-default.test.ts).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

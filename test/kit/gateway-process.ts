@@ -39,6 +39,8 @@ export async function startGatewayProcess(
       PORT: '0',
       LOG_LEVEL: 'silent',
       MODELGATE_DB: join(directory, 'gateway.db'),
+      // As in test-gateway.ts: one family on a test upstream, the others simulated, asked for.
+      MODELGATE_SIMULATOR: '1',
       ...environment,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

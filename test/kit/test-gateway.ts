@@ -28,6 +28,9 @@ export async function startTestGateway(
       // Most suites are about something else than rate limits: the test key says so explicitly
       // (static keys are limited like any other unless the config declares them unlimited).
       MODELGATE_UNLIMITED_KEYS: 'static-1',
+      // Suites point one family at a recording upstream and let the simulator serve the others, which
+      // a real upstream configured turns off unless asked for (a suite about that sets it to '').
+      MODELGATE_SIMULATOR: '1',
       MODELGATE_DB: join(directory, 'test.db'),
       LOG_LEVEL: 'info',
       ...environment,

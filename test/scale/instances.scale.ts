@@ -67,6 +67,8 @@ for (const store of ['store file', 'PostgreSQL'] as const)
             // Alpha stays on each instance's simulator, slow to answer: the budget scenario's
             // reservations are all made before any of them settles.
             SIMULATOR_TTFT_MS: '3000',
+            // A real B upstream turns the simulator off unless asked for.
+            MODELGATE_SIMULATOR: '1',
           },
           { workers: 2 },
         );

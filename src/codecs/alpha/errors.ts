@@ -19,6 +19,7 @@ const wireByKind = {
   quota: { status: 429, type: 'insufficient_quota', code: 'insufficient_quota' },
   overloaded: { status: 503, type: 'server_error', code: 'overloaded' },
   unavailable: { status: 503, type: 'server_error', code: 'overloaded' },
+  not_configured: { status: 503, type: 'server_error', code: 'model_not_configured' },
   timeout: { status: 504, type: 'server_error', code: 'timeout' },
   upstream: { status: 502, type: 'server_error', code: 'upstream_error' },
   internal: { status: 500, type: 'server_error', code: 'server_error' },

@@ -20,6 +20,7 @@ test('encodeError gives the beta body, status and type for every kind', () => {
     quota: [429, 'rate_limit_error'],
     overloaded: [529, 'overloaded_error'],
     unavailable: [529, 'overloaded_error'],
+    not_configured: [503, 'api_error'],
     timeout: [504, 'timeout_error'],
     upstream: [502, 'api_error'],
     internal: [500, 'api_error'],

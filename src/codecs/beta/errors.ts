@@ -18,6 +18,8 @@ const wireByKind = {
   quota: { status: 429, type: 'rate_limit_error' },
   overloaded: { status: 529, type: 'overloaded_error' },
   unavailable: { status: 529, type: 'overloaded_error' },
+  // Not overloaded: a setting is missing, so a plain 503 (the answer says not to retry).
+  not_configured: { status: 503, type: 'api_error' },
   timeout: { status: 504, type: 'timeout_error' },
   upstream: { status: 502, type: 'api_error' },
   internal: { status: 500, type: 'api_error' },

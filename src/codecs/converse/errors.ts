@@ -23,6 +23,7 @@ const wireByKind = {
   quota: { status: 429, type: 'ServiceQuotaExceededException' },
   overloaded: { status: 503, type: 'ServiceUnavailableException' },
   unavailable: { status: 503, type: 'ServiceUnavailableException' },
+  not_configured: { status: 503, type: 'ServiceUnavailableException' },
   timeout: { status: 504, type: 'ModelTimeoutException' },
   upstream: { status: 502, type: 'InternalServerException' },
   internal: { status: 500, type: 'InternalServerException' },

@@ -23,6 +23,7 @@ const encodeTable = {
   quota: { status: 429, rpc: 'RESOURCE_EXHAUSTED' },
   overloaded: { status: 503, rpc: 'UNAVAILABLE' },
   unavailable: { status: 503, rpc: 'UNAVAILABLE' },
+  not_configured: { status: 503, rpc: 'UNAVAILABLE' },
   timeout: { status: 504, rpc: 'DEADLINE_EXCEEDED' },
   upstream: { status: 502, rpc: 'UNAVAILABLE' },
   internal: { status: 500, rpc: 'INTERNAL' },

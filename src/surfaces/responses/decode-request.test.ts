@@ -200,6 +200,51 @@ test('with builtInTools: drop, built-in tools, a choice of one and their call it
   assert.equal(plain.notes, undefined);
 });
 
+test('with builtInTools: drop-unless-forced, offered built-in tools are left out and named; a forced one is a 400 naming it', () => {
+  const request = decodeRequest({
+    body: {
+      model: 'm',
+      input: 'List the files',
+      tools: [
+        { type: 'web_search' },
+        { type: 'function', name: 'shell', parameters: { type: 'object', properties: {} } },
+      ],
+      tool_choice: 'auto',
+    },
+    route: {},
+    builtInTools: 'drop-unless-forced',
+  });
+  assert.deepEqual(
+    request.tools.map((tool) => tool.name),
+    ['shell'],
+  );
+  assert.deepEqual(request.toolChoice, { type: 'auto' });
+  assert.deepEqual(request.notes, [
+    'built-in tools dropped (responses.builtInTools: drop-unless-forced): web_search',
+  ]);
+  const forced = (() => {
+    try {
+      decodeRequest({
+        body: {
+          model: 'm',
+          input: 'x',
+          tools: [{ type: 'web_search' }],
+          tool_choice: { type: 'web_search' },
+        },
+        route: {},
+        builtInTools: 'drop-unless-forced',
+      });
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  })();
+  assert.ok(forced instanceof GatewayError);
+  assert.equal(forced.kind, 'invalid_request');
+  assert.equal(forced.param, 'tool_choice.type');
+  assert.match(forced.message, /"web_search" is a built-in tool/);
+});
+
 test('bad input is a 400 naming the field', () => {
   assert.equal(refusal({ model: 'm' }).param, 'input');
   assert.equal(refusal({ model: 'm', input: [] }).param, 'input');

@@ -143,8 +143,10 @@ export function decodeRequest(input: SurfaceInput): ChatRequest {
   const model = requireString(body.model, 'model');
   if (model === '') throw invalidRequest('model: must not be empty', 'model');
   if (body.input === undefined || body.input === null) throw invalidRequest('input: is required', 'input');
-  // `drop`: built-in tools, a choice of one and their call items are left out, and named in a note.
-  const dropped = input.builtInTools === 'drop' ? new Set<string>() : undefined;
+  // `drop`: built-in tools, a choice of one and their call items are left out, and named in a note;
+  // `drop-unless-forced` the same, except that a choice of one stays a 400.
+  const policy = input.builtInTools ?? 'reject';
+  const dropped = policy === 'reject' ? undefined : new Set<string>();
   const {
     system,
     messages,
@@ -165,7 +167,7 @@ export function decodeRequest(input: SurfaceInput): ChatRequest {
     includeUsage: false,
     extensions: {},
   };
-  const toolChoice = decodeToolChoice(body.tool_choice, dropped);
+  const toolChoice = decodeToolChoice(body.tool_choice, policy === 'drop' ? dropped : undefined);
   if (toolChoice !== undefined) request.toolChoice = toolChoice;
   const parallel = optionalBoolean(body.parallel_tool_calls, 'parallel_tool_calls');
   if (parallel !== undefined) request.parallelToolCalls = parallel;
@@ -173,7 +175,7 @@ export function decodeRequest(input: SurfaceInput): ChatRequest {
   if (reasoning !== undefined) request.reasoning = reasoning;
   if (Object.keys(alpha).length > 0) request.extensions.alpha = alpha;
   if (dropped !== undefined && dropped.size > 0)
-    notes.push(`built-in tools dropped (responses.builtInTools: drop): ${[...dropped].join(', ')}`);
+    notes.push(`built-in tools dropped (responses.builtInTools: ${policy}): ${[...dropped].join(', ')}`);
   if (droppedItems.size > 0)
     notes.push(`built-in tool call items dropped from the input: ${[...droppedItems].join(', ')}`);
   if (notes.length > 0) request.notes = notes;

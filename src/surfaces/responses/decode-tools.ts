@@ -4,8 +4,9 @@
  * `namespace` tools (a named group of functions, as Codex sends its sub-agent tools) become one
  * function per member, named `namespace__name` (see namespaces.ts). Built-in tools (web_search,
  * file_search, code_interpreter…) run inside the provider's Responses service: no chat upstream can
- * run them, so they are a clear 400 naming the tool — or, when the operator chose `drop`, left out
- * (the caller turns what was dropped into a warning), so agents that always send them still run.
+ * run them, so they are a clear 400 naming the tool — or, when the operator's policy drops them
+ * (`drop`, or the default `drop-unless-forced` for tools only offered), left out (the caller turns
+ * what was dropped into a warning), so agents that always send them still run.
  */
 import {
   invalidRequest,
