@@ -39,10 +39,10 @@ async function sendThrough(
 const chat = (model: string, stream = false) => ({ model, stream, operation: 'chat' as const });
 
 test('the registry lists the vendor presets and names an unknown one with the setting', () => {
-  assert.deepEqual(presetNames(), ['anthropic', 'gemini', 'openai']);
+  assert.deepEqual(presetNames(), ['anthropic', 'azure-openai', 'bedrock', 'gemini', 'openai', 'vertex']);
   assert.throws(
     () => buildProvider({ name: 'mine', preset: 'opneai' }),
-    /providers\.mine\.preset: no preset "opneai" \(presets: anthropic, gemini, openai\)/,
+    /providers\.mine\.preset: no preset "opneai" \(presets: anthropic, azure-openai, bedrock, gemini, openai, vertex\)/,
   );
 });
 
