@@ -116,8 +116,6 @@ export async function startGateway(
   purge();
   const purgeTimer = setInterval(purge, 3_600_000).unref();
   const upstreams = new UpstreamRouter(config, createHttpTransport, createSimulatorTransport(simulator));
-  const notice = simulatorNotice(config);
-  if (notice !== undefined) log.info(notice);
   // The tokenizer's vocabulary (4.2 MB, read in 50–340 ms) before listening: counting stays synchronous
   // and no request pays for it.
   loadTokenizer();
@@ -189,6 +187,9 @@ export async function startGateway(
       resolve();
     });
   });
+  // Said once the gateway serves (a start that fails, a port in use, says only why).
+  const notice = simulatorNotice(config);
+  if (notice !== undefined) log.info(notice);
   let closing: Promise<void> | undefined;
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { staticKeyId } from '../../src/keys/client-keys.ts';
 import { formatUsd } from '../../src/usage/money.ts';
 import { trafficOnEverySurface } from '../kit/surface-traffic.ts';
 import {
@@ -46,8 +47,9 @@ describe('the dashboard shows figures readably', { skip: skipWithoutChromium }, 
     await board.open('keys');
     const table = board.page.locator('[data-table="keys"]');
     await table.waitFor();
-    const row = board.page.locator('[data-table="keys"] tbody tr', { hasText: 'static-1' });
-    assert.equal(await row.locator('[data-static="static-1"]').innerText(), 'static');
+    const id = staticKeyId(board.gateway.key);
+    const row = board.page.locator('[data-table="keys"] tbody tr', { hasText: id });
+    assert.equal(await row.locator(`[data-static="${id}"]`).innerText(), 'static');
     assert.equal(await row.locator('button').count(), 0, 'no revoke button on a static key');
     assert.doesNotMatch(await board.page.locator('main').innerText(), /Nothing in this range yet/);
   });
@@ -113,7 +115,7 @@ describe('the dashboard shows figures readably', { skip: skipWithoutChromium }, 
       'error',
     ])
       assert.ok((await field(name)).length > 0, name);
-    assert.equal(await field('key'), 'static-1');
+    assert.equal(await field('key'), staticKeyId(board.gateway.key));
     assert.notEqual(await field('error'), '–');
     assert.match(await field('cost'), readableMoney);
     await page.screenshot({ path: join(artifacts, 'request-detail.png'), fullPage: true });

@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { staticKeyId } from '../../src/keys/client-keys.ts';
 import { alphaAuth, post } from '../kit/e2e.ts';
 import { startRecordingUpstream, type RecordingUpstream } from '../kit/recording-upstream.ts';
 import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
@@ -97,7 +98,7 @@ test('an upstream 401: a warn line with its status and scrubbed words, the deplo
   const request = lines().find((line) => line.message === 'request' && line.status === 502);
   assert.ok(request !== undefined);
   assert.equal(request.model, 'A-2');
-  assert.equal(request.keyId, 'static-1');
+  assert.equal(request.keyId, staticKeyId(gateway.key));
   assert.equal(request.upstreamStatus, 401);
   assert.equal(request.deployment, warning.deployment);
 
