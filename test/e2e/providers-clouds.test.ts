@@ -1,0 +1,144 @@
+/**
+ * Every client surface × the cloud presets through a running gateway configured with `providers:`:
+ * an Azure OpenAI deployment, Vertex AI's Gemini and Claude, Bedrock's Anthropic model
+ * (InvokeModel) and a non-Anthropic one (Converse), with the official SDKs: text (JSON and
+ * streamed) with usage and a tool call with streamed arguments; then prompt-cache usage per cloud.
+ * The mocks refuse what the clouds refuse (auth, signatures, body rules), so an answer here means
+ * the cloud would have taken the request.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
+import OpenAI from 'openai';
+import { cloudModels, startCloudGateway, type CloudGateway } from '../kit/cloud-providers.ts';
+import { ledgerRowOf } from '../kit/vendor-providers.ts';
+import {
+  chatCompletions,
+  generateContent,
+  messages,
+  responses,
+  type SurfaceClient,
+} from '../kit/vendor-surface-clients.ts';
+
+let cloud: CloudGateway;
+const clients: SurfaceClient[] = [];
+
+before(async () => {
+  cloud = await startCloudGateway();
+  const { url, key } = cloud.gateway;
+  clients.push(
+    chatCompletions('unified', new OpenAI({ apiKey: key, baseURL: `${url}/api/alpha/v1`, maxRetries: 0 })),
+    chatCompletions('A chat completions', new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 })),
+    responses(new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 })),
+    messages(new Anthropic({ apiKey: key, baseURL: url, maxRetries: 0 })),
+    generateContent(
+      new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: url, retryOptions: { attempts: 1 } } }),
+    ),
+  );
+});
+
+after(async () => {
+  await cloud.close();
+});
+
+const surfaceNames = ['unified', 'A chat completions', 'Responses', 'B messages', 'C generateContent'];
+
+for (const surfaceName of surfaceNames)
+  describe(`${surfaceName} surface`, () => {
+    const client = (): SurfaceClient => {
+      const found = clients.find((candidate) => candidate.name === surfaceName);
+      assert.ok(found);
+      return found;
+    };
+    for (const [which, model] of Object.entries(cloudModels)) {
+      test(`${which}: text, JSON and streamed, with usage`, async () => {
+        for (const stream of [false, true]) {
+          const answer = await client().text(model, `Hello from ${surfaceName}`, stream);
+          assert.match(answer.text, /\S/, `stream ${stream}: text`);
+          assert.ok(
+            answer.input > 0 && answer.output > 0,
+            `stream ${stream}: usage ${JSON.stringify(answer)}`,
+          );
+        }
+      });
+      test(`${which}: a tool call with streamed arguments`, async () => {
+        const call = await client().tool(model);
+        assert.equal(call.name, 'get_weather');
+        assert.equal(typeof (call.args as { city?: unknown }).city, 'string');
+      });
+    }
+  });
+
+/** A prompt long enough for every cloud's prompt cache (over 1024 tokens). */
+const longPrompt = Array.from({ length: 400 }, (_, index) => `Fact ${index}: the sky is blue.`).join(' ');
+/** Input price 2/M, output 8/M (the kit's models). */
+const uncachedCost = (row: { prompt_tokens: number; output_tokens: number }): number =>
+  (row.prompt_tokens * 2 + row.output_tokens * 8) / 1e6;
+
+test('cache usage from Azure OpenAI and Vertex Gemini reaches the unified client and the ledger', async () => {
+  const client = new OpenAI({
+    apiKey: cloud.gateway.key,
+    baseURL: `${cloud.gateway.url}/api/alpha/v1`,
+    maxRetries: 0,
+  });
+  for (const model of [cloudModels.azure, cloudModels.vertexGemini]) {
+    const ask = () =>
+      client.chat.completions
+        .create({
+          model,
+          messages: [
+            { role: 'system', content: longPrompt },
+            { role: 'user', content: `hi ${model}` },
+          ],
+        })
+        .withResponse();
+    await ask();
+    const { data, response } = await ask();
+    const cached = data.usage?.prompt_tokens_details?.cached_tokens ?? 0;
+    assert.ok(cached > 0, `${model}: cached tokens reach the client (${JSON.stringify(data.usage)})`);
+    const row = await ledgerRowOf(cloud, response.headers.get('x-request-id') ?? '');
+    assert.equal(row.cached_tokens, cached, model);
+    assert.ok(row.cost_usd < uncachedCost(row), `${model}: cached input is billed below the input price`);
+  }
+});
+
+test('Anthropic cache reads on Vertex and Bedrock reach the B client and the ledger', async () => {
+  const client = new Anthropic({ apiKey: cloud.gateway.key, baseURL: cloud.gateway.url, maxRetries: 0 });
+  for (const model of [cloudModels.vertexClaude, cloudModels.bedrockClaude]) {
+    const ask = () =>
+      client.messages
+        .create({
+          model,
+          max_tokens: 64,
+          system: [{ type: 'text', text: longPrompt, cache_control: { type: 'ephemeral' } }],
+          messages: [{ role: 'user', content: `hi ${model}` }],
+        })
+        .withResponse();
+    const first = await ask();
+    assert.ok((first.data.usage.cache_creation_input_tokens ?? 0) > 0, JSON.stringify(first.data.usage));
+    const { data, response } = await ask();
+    const read = data.usage.cache_read_input_tokens ?? 0;
+    assert.ok(read > 0, `${model}: ${JSON.stringify(data.usage)}`);
+    const row = await ledgerRowOf(cloud, response.headers.get('x-request-id') ?? '');
+    assert.equal(row.cached_tokens, read, model);
+    assert.ok(row.cost_usd < uncachedCost(row), model);
+  }
+});
+
+test('each cloud got its own auth and paths, and never the client key', () => {
+  const { azure, vertex, bedrock } = cloud.received;
+  assert.ok(azure.length > 0 && azure.every((request) => request.headers['api-key'] !== undefined));
+  assert.ok(azure.every((request) => request.path.startsWith('/openai/v1/')));
+  const predictions = vertex.filter((request) => request.path.includes('/publishers/'));
+  assert.ok(predictions.every((request) => /^Bearer /.test(request.headers.authorization ?? '')));
+  assert.ok(
+    predictions.some((request) => request.path.includes('/publishers/google/models/gemini-2.5-flash:')),
+  );
+  assert.ok(predictions.some((request) => request.path.includes('/publishers/anthropic/models/claude-')));
+  assert.ok(bedrock.every((request) => /^AWS4-HMAC-SHA256 /.test(request.headers.authorization ?? '')));
+  assert.ok(bedrock.some((request) => /\/invoke-with-response-stream$/.test(request.path)));
+  assert.ok(bedrock.some((request) => /\/converse-stream$/.test(request.path)));
+  const all = JSON.stringify([azure, vertex, bedrock].flat().map((request) => request.headers));
+  assert.ok(!all.includes(cloud.gateway.key));
+});
