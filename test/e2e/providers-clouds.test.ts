@@ -12,6 +12,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { cloudModels, startCloudGateway, type CloudGateway } from '../kit/cloud-providers.ts';
+import { betaAuth, gammaAuth, post } from '../kit/e2e.ts';
 import { ledgerRowOf } from '../kit/vendor-providers.ts';
 import {
   chatCompletions,
@@ -124,6 +125,37 @@ test('Anthropic cache reads on Vertex and Bedrock reach the B client and the led
     assert.equal(row.cached_tokens, read, model);
     assert.ok(row.cost_usd < uncachedCost(row), model);
   }
+});
+
+test('count-tokens: Vertex counts at its own endpoints; Bedrock and Azure are estimated', async () => {
+  const { url, key } = cloud.gateway;
+  const messages = [{ role: 'user', content: 'How many tokens is this?' }];
+  const contents = [{ role: 'user', parts: [{ text: 'How many tokens is this?' }] }];
+  const claude = await post(url, '/v1/messages/count_tokens', betaAuth(key), {
+    model: cloudModels.vertexClaude,
+    messages,
+  });
+  assert.equal(claude.status, 200, claude.text);
+  assert.equal(claude.headers.get('x-modelgate-token-count'), 'upstream');
+  assert.match(
+    cloud.received.vertex.at(-1)?.path ?? '',
+    /\/publishers\/anthropic\/models\/count-tokens:rawPredict$/,
+  );
+  const gemini = await post(url, `/v1beta/models/${cloudModels.vertexGemini}:countTokens`, gammaAuth(key), {
+    contents,
+  });
+  assert.equal(gemini.status, 200, gemini.text);
+  assert.equal(gemini.headers.get('x-modelgate-token-count'), 'upstream');
+  assert.match(cloud.received.vertex.at(-1)?.path ?? '', /\/models\/gemini-2\.5-flash:countTokens$/);
+  // Bedrock's InvokeModel and Azure's chat completions have no count endpoint the gateway calls.
+  const sent = cloud.received.bedrock.length + cloud.received.azure.length;
+  for (const model of [cloudModels.bedrockClaude, cloudModels.bedrockConverse, cloudModels.azure]) {
+    const estimated = await post(url, '/v1/messages/count_tokens', betaAuth(key), { model, messages });
+    assert.equal(estimated.status, 200, estimated.text);
+    assert.equal(estimated.headers.get('x-modelgate-token-count'), 'estimate', model);
+    assert.ok((JSON.parse(estimated.text) as { input_tokens: number }).input_tokens > 0);
+  }
+  assert.equal(cloud.received.bedrock.length + cloud.received.azure.length, sent);
 });
 
 test('each cloud got its own auth and paths, and never the client key', () => {
