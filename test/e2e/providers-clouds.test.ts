@@ -11,8 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
-import { cloudModels, startCloudGateway, type CloudGateway } from '../kit/cloud-providers.ts';
-import { betaAuth, gammaAuth, post } from '../kit/e2e.ts';
+import { cloudModels, refusedModels, startCloudGateway, type CloudGateway } from '../kit/cloud-providers.ts';
+import { alphaAuth, betaAuth, gammaAuth, leaks, post } from '../kit/e2e.ts';
 import { ledgerRowOf } from '../kit/vendor-providers.ts';
 import {
   chatCompletions,
@@ -156,6 +156,39 @@ test('count-tokens: Vertex counts at its own endpoints; Bedrock and Azure are es
     assert.ok((JSON.parse(estimated.text) as { input_tokens: number }).input_tokens > 0);
   }
   assert.equal(cloud.received.bedrock.length + cloud.received.azure.length, sent);
+});
+
+test('a cloud refusing the gateway’s credentials is a 502 in the caller’s family shape, no secret in it', async () => {
+  const { url, key } = cloud.gateway;
+  for (const model of Object.values(refusedModels)) {
+    const answers = {
+      alpha: await post(url, '/v1/chat/completions', alphaAuth(key), {
+        model,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+      beta: await post(url, '/v1/messages', betaAuth(key), {
+        model,
+        max_tokens: 20,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+      gamma: await post(url, `/v1beta/models/${model}:generateContent`, gammaAuth(key), {
+        contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+      }),
+    };
+    for (const answer of Object.values(answers)) assert.equal(answer.status, 502, `${model}: ${answer.text}`);
+    const alpha = JSON.parse(answers.alpha.text) as { error: { type: string } };
+    assert.equal(alpha.error.type, 'server_error', model);
+    const beta = JSON.parse(answers.beta.text) as { type: string; error: { type: string } };
+    assert.equal(beta.type, 'error', model);
+    assert.equal(beta.error.type, 'api_error', model);
+    const gamma = JSON.parse(answers.gamma.text) as { error: { code: number; status: string } };
+    assert.equal(gamma.error.code, 502, model);
+    const seen = Object.values(answers)
+      .map((answer) => answer.text)
+      .join('\n');
+    assert.deepEqual(leaks(seen, cloud.secrets), [], model);
+  }
+  assert.deepEqual(leaks(cloud.gateway.logs.join('\n'), cloud.secrets), [], 'no secret in a log line');
 });
 
 test('each cloud got its own auth and paths, and never the client key', () => {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { defaultAzureMockKey, startAzureOpenAIMock } from '../upstream-mocks/azure-openai/mock.ts';
 import { startBedrockMock, testCredentials } from '../upstream-mocks/bedrock/index.ts';
 import { startVertexMock } from '../upstream-mocks/vertex/index.ts';
+import { generateServiceAccountKey } from '../upstream-mocks/vertex/oauth.ts';
 import type { MockRequest } from '../upstream-mocks/kit-b/server.ts';
 import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { writeTempConfig } from './e2e.ts';
@@ -25,6 +26,18 @@ export const cloudModels = {
   bedrockConverse: 'via-bedrock-nova',
 } as const;
 export type CloudModel = keyof typeof cloudModels;
+
+/** Models on providers whose credentials the clouds refuse (a wrong key, secret or signing key). */
+export const refusedModels = {
+  azure: 'refused-azure',
+  vertex: 'refused-vertex',
+  bedrock: 'refused-bedrock',
+} as const;
+/** The wrong credentials: as secret as the right ones, so never in an answer. */
+export const wrongSecrets = {
+  azureKey: 'azure-wrong-api-key-fedcba9876543210',
+  awsSecret: 'wrong/secret/key/for/bedrock/tests/99999',
+} as const;
 
 export interface CloudGateway {
   gateway: TestGateway;
@@ -47,6 +60,10 @@ export async function startCloudGateway(): Promise<CloudGateway> {
   const databasePath = join(directory, 'ledger.db');
   const keyFile = join(directory, 'vertex-service-account.json');
   writeFileSync(keyFile, JSON.stringify(vertex.serviceAccountKey));
+  // A well-formed key of the project whose account the mock's token endpoint does not know.
+  const untrusted = generateServiceAccountKey(vertex.tokenUri, vertex.projectId).key;
+  const untrustedKeyFile = join(directory, 'untrusted-service-account.json');
+  writeFileSync(untrustedKeyFile, JSON.stringify(untrusted));
   const model = (name: string, family: string, upstream: string, provider: string): string => `
   - name: ${name}
     family: ${family}
@@ -78,6 +95,18 @@ providers:
     credentials:
       accessKeyId: "\${AWS_TEST_ACCESS_KEY_ID}"
       secretAccessKey: "\${AWS_TEST_SECRET_ACCESS_KEY}"
+  azure-refused: { preset: azure-openai, baseUrl: "${azure.url}", apiKey: "${wrongSecrets.azureKey}" }
+  vertex-refused:
+    preset: vertex
+    project: ${vertex.projectId}
+    location: us-east5
+    baseUrl: "${vertex.url}"
+    credentials: { keyFile: "${untrustedKeyFile}" }
+  bedrock-refused:
+    preset: bedrock
+    region: us-west-2
+    baseUrl: "${bedrock.url}"
+    credentials: { accessKeyId: "${testCredentials.accessKeyId}", secretAccessKey: "${wrongSecrets.awsSecret}" }
 models:${model(cloudModels.azure, 'alpha', 'chat-prod', 'azure-east')}${model(
       cloudModels.vertexGemini,
       'gamma',
@@ -88,7 +117,17 @@ models:${model(cloudModels.azure, 'alpha', 'chat-prod', 'azure-east')}${model(
       'beta',
       'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
       'bedrock-us',
-    )}${model(cloudModels.bedrockConverse, 'alpha', 'amazon.nova-lite-v1:0', 'bedrock-us')}
+    )}${model(cloudModels.bedrockConverse, 'alpha', 'amazon.nova-lite-v1:0', 'bedrock-us')}${model(
+      refusedModels.azure,
+      'alpha',
+      'chat-prod',
+      'azure-refused',
+    )}${model(refusedModels.vertex, 'gamma', 'gemini-2.5-flash', 'vertex-refused')}${model(
+      refusedModels.bedrock,
+      'beta',
+      'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+      'bedrock-refused',
+    )}
 `,
   );
   const gateway = await startTestGateway(
@@ -106,7 +145,13 @@ models:${model(cloudModels.azure, 'alpha', 'chat-prod', 'azure-east')}${model(
   return {
     gateway,
     received: { azure: seen(azure.requests), vertex: seen(vertex.requests), bedrock: seen(bedrock.requests) },
-    secrets: [defaultAzureMockKey, testCredentials.secretAccessKey, vertex.serviceAccountKey.private_key],
+    secrets: [
+      defaultAzureMockKey,
+      testCredentials.secretAccessKey,
+      vertex.serviceAccountKey.private_key,
+      untrusted.private_key,
+      ...Object.values(wrongSecrets),
+    ],
     ledger() {
       const database = openDatabase(databasePath);
       try {
