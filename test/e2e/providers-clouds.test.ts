@@ -11,7 +11,14 @@ import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
-import { cloudModels, refusedModels, startCloudGateway, type CloudGateway } from '../kit/cloud-providers.ts';
+import {
+  alternativeModels,
+  azureDatedVersion,
+  cloudModels,
+  refusedModels,
+  startCloudGateway,
+  type CloudGateway,
+} from '../kit/cloud-providers.ts';
 import { alphaAuth, betaAuth, gammaAuth, leaks, post } from '../kit/e2e.ts';
 import { ledgerRowOf } from '../kit/vendor-providers.ts';
 import {
@@ -76,6 +83,18 @@ const longPrompt = Array.from({ length: 400 }, (_, index) => `Fact ${index}: the
 /** Input price 2/M, output 8/M (the kit's models). */
 const uncachedCost = (row: { prompt_tokens: number; output_tokens: number }): number =>
   (row.prompt_tokens * 2 + row.output_tokens * 8) / 1e6;
+
+test('a Bedrock API key and a dated Azure API version work through the A and B surfaces', async () => {
+  const [unified, anthropic] = [clients[0], clients[3]];
+  assert.ok(unified && anthropic);
+  for (const model of Object.values(alternativeModels))
+    for (const client of [unified, anthropic])
+      for (const stream of [false, true]) {
+        const answer = await client.text(model, 'Hello', stream);
+        assert.match(answer.text, /\S/, `${model} ${client.name} stream ${stream}`);
+        assert.ok(answer.input > 0 && answer.output > 0, `${model}: ${JSON.stringify(answer)}`);
+      }
+});
 
 test('cache usage from Azure OpenAI and Vertex Gemini reaches the unified client and the ledger', async () => {
   const client = new OpenAI({
@@ -194,14 +213,25 @@ test('a cloud refusing the gateway’s credentials is a 502 in the caller’s fa
 test('each cloud got its own auth and paths, and never the client key', () => {
   const { azure, vertex, bedrock } = cloud.received;
   assert.ok(azure.length > 0 && azure.every((request) => request.headers['api-key'] !== undefined));
-  assert.ok(azure.every((request) => request.path.startsWith('/openai/v1/')));
+  const dated = `/openai/deployments/gpt-4o/chat/completions?api-version=${azureDatedVersion}`;
+  assert.ok(azure.every((request) => request.path.startsWith('/openai/v1/') || request.path === dated));
+  assert.ok(azure.some((request) => request.path === dated));
   const predictions = vertex.filter((request) => request.path.includes('/publishers/'));
   assert.ok(predictions.every((request) => /^Bearer /.test(request.headers.authorization ?? '')));
   assert.ok(
     predictions.some((request) => request.path.includes('/publishers/google/models/gemini-2.5-flash:')),
   );
   assert.ok(predictions.some((request) => request.path.includes('/publishers/anthropic/models/claude-')));
-  assert.ok(bedrock.every((request) => /^AWS4-HMAC-SHA256 /.test(request.headers.authorization ?? '')));
+  const byApiKey = (request: { path: string }): boolean => request.path.includes('/meta.llama3');
+  assert.ok(
+    bedrock
+      .filter((request) => !byApiKey(request))
+      .every((request) => /^AWS4-HMAC-SHA256 /.test(request.headers.authorization ?? '')),
+  );
+  assert.ok(
+    bedrock.some(byApiKey) &&
+      bedrock.filter(byApiKey).every((request) => /^Bearer /.test(request.headers.authorization ?? '')),
+  );
   assert.ok(bedrock.some((request) => /\/invoke-with-response-stream$/.test(request.path)));
   assert.ok(bedrock.some((request) => /\/converse-stream$/.test(request.path)));
   const all = JSON.stringify([azure, vertex, bedrock].flat().map((request) => request.headers));

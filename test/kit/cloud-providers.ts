@@ -27,6 +27,14 @@ export const cloudModels = {
 } as const;
 export type CloudModel = keyof typeof cloudModels;
 
+/** The same clouds reached another way: a Bedrock API key, Azure's dated (legacy) API version. */
+export const alternativeModels = {
+  bedrockApiKey: 'via-bedrock-api-key',
+  azureDated: 'via-azure-dated',
+} as const;
+export const bedrockApiKey = 'ABSKbW9jay1iZWRyb2NrLWFwaS1rZXktZTJl';
+export const azureDatedVersion = '2024-10-21';
+
 /** Models on providers whose credentials the clouds refuse (a wrong key, secret or signing key). */
 export const refusedModels = {
   azure: 'refused-azure',
@@ -54,7 +62,7 @@ export async function startCloudGateway(): Promise<CloudGateway> {
     startAzureOpenAIMock(),
     // Implicit caching from a short prefix, so a test prompt of a few hundred tokens is cached.
     startVertexMock({ minimumCachedTokens: 32 }),
-    startBedrockMock({ region: 'us-west-2' }),
+    startBedrockMock({ region: 'us-west-2', apiKey: bedrockApiKey }),
   ]);
   const directory = mkdtempSync(join(tmpdir(), 'modelgate-clouds-'));
   const databasePath = join(directory, 'ledger.db');
@@ -95,6 +103,12 @@ providers:
     credentials:
       accessKeyId: "\${AWS_TEST_ACCESS_KEY_ID}"
       secretAccessKey: "\${AWS_TEST_SECRET_ACCESS_KEY}"
+  azure-dated:
+    preset: azure-openai
+    baseUrl: "${azure.url}"
+    apiKey: "\${AZURE_OPENAI_API_KEY}"
+    apiVersion: "${azureDatedVersion}"
+  bedrock-api-key: { preset: bedrock, region: us-west-2, baseUrl: "${bedrock.url}", apiKey: "${bedrockApiKey}" }
   azure-refused: { preset: azure-openai, baseUrl: "${azure.url}", apiKey: "${wrongSecrets.azureKey}" }
   vertex-refused:
     preset: vertex
@@ -122,6 +136,11 @@ models:${model(cloudModels.azure, 'alpha', 'chat-prod', 'azure-east')}${model(
       'alpha',
       'chat-prod',
       'azure-refused',
+    )}${model(alternativeModels.azureDated, 'alpha', 'gpt-4o', 'azure-dated')}${model(
+      alternativeModels.bedrockApiKey,
+      'alpha',
+      'meta.llama3-3-70b-instruct-v1:0',
+      'bedrock-api-key',
     )}${model(refusedModels.vertex, 'gamma', 'gemini-2.5-flash', 'vertex-refused')}${model(
       refusedModels.bedrock,
       'beta',
@@ -150,6 +169,7 @@ models:${model(cloudModels.azure, 'alpha', 'chat-prod', 'azure-east')}${model(
       testCredentials.secretAccessKey,
       vertex.serviceAccountKey.private_key,
       untrusted.private_key,
+      bedrockApiKey,
       ...Object.values(wrongSecrets),
     ],
     ledger() {
