@@ -210,6 +210,13 @@ test('a cloud refusing the gateway’s credentials is a 502 in the caller’s fa
   assert.deepEqual(leaks(cloud.gateway.logs.join('\n'), cloud.secrets), [], 'no secret in a log line');
 });
 
+// A Vertex (or Entra ID) token refusal is thrown by the provider's transport as a GatewayError
+// without an upstream status, so attempt-run.ts takes it for a connection failure: it is retried
+// (three token grants for one request), counts against the deployment's breaker, and /admin/health
+// does not mark the deployment misconfigured as it does for a 401/403 answer. Making it final
+// needs the transport contract to carry an auth refusal's status: left for the provider layer.
+void test.todo('a refused token grant is final, not retried, and marks the deployment misconfigured');
+
 test('each cloud got its own auth and paths, and never the client key', () => {
   const { azure, vertex, bedrock } = cloud.received;
   assert.ok(azure.length > 0 && azure.every((request) => request.headers['api-key'] !== undefined));
