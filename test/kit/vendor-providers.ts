@@ -114,7 +114,10 @@ models:${model(providerModels.openai, 'alpha', 'gpt-4o-mini', 'my-openai')}${mod
 }
 
 /** The ledger row of `requestId`, once its batch is written. */
-export async function ledgerRowOf(vendor: VendorGateway, requestId: string): Promise<LedgerRow> {
+export async function ledgerRowOf(
+  vendor: Pick<VendorGateway, 'ledger'>,
+  requestId: string,
+): Promise<LedgerRow> {
   const deadline = Date.now() + 5000;
   for (;;) {
     const row = vendor.ledger().find((candidate) => candidate.request_id === requestId);
