@@ -12,13 +12,18 @@ export function startBanner(
   workers?: number,
 ): string {
   const upstreams: Record<string, string> = {};
+  // A family with no base URL is the simulator's only while the simulator is on (else it is none).
   for (const [family, upstream] of Object.entries(config.upstreams))
-    upstreams[family] = upstream.baseUrl === undefined ? 'simulator' : 'upstream';
+    upstreams[family] =
+      upstream.baseUrl !== undefined ? 'upstream' : config.simulator.enabled ? 'simulator' : 'none';
+  const providers: Record<string, string> = {};
+  for (const [name, provider] of Object.entries(config.providers)) providers[name] = provider.preset;
   const message = `modelgate listening on ${url}`;
   if (terminal === true) {
-    const served = Object.entries(upstreams)
-      .map(([family, kind]) => `${family}=${kind}`)
-      .join(' ');
+    const served = [
+      ...Object.entries(upstreams).map(([family, kind]) => `${family}=${kind}`),
+      ...Object.entries(providers).map(([name, preset]) => `${name}=${preset}`),
+    ].join(' ');
     return `${message} (${served}${workers === undefined ? '' : `; ${workers} workers`})\n`;
   }
   const line = {
@@ -28,6 +33,7 @@ export function startBanner(
     url,
     pid: process.pid,
     upstreams,
+    providers,
     ...(workers === undefined ? {} : { workers }),
   };
   return `${JSON.stringify(line)}\n`;
