@@ -210,12 +210,25 @@ test('a cloud refusing the gateway’s credentials is a 502 in the caller’s fa
   assert.deepEqual(leaks(cloud.gateway.logs.join('\n'), cloud.secrets), [], 'no secret in a log line');
 });
 
-// A Vertex (or Entra ID) token refusal is thrown by the provider's transport as a GatewayError
-// without an upstream status, so attempt-run.ts takes it for a connection failure: it is retried
-// (three token grants for one request), counts against the deployment's breaker, and /admin/health
-// does not mark the deployment misconfigured as it does for a 401/403 answer. Making it final
-// needs the transport contract to carry an auth refusal's status: left for the provider layer.
-void test.todo('a refused token grant is final, not retried, and marks the deployment misconfigured');
+test('a refused token grant is final: one grant per request, no retry, logged as a 401', async () => {
+  const { url, key } = cloud.gateway;
+  const grants = (): number =>
+    cloud.received.vertex.filter((request) => !request.path.includes('/publishers/')).length;
+  const before = grants();
+  const answer = await post(url, `/v1beta/models/${refusedModels.vertex}:generateContent`, gammaAuth(key), {
+    contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+  });
+  assert.equal(answer.status, 502, answer.text);
+  // A refusal is not a connection failure: no second grant for the same request.
+  assert.equal(grants() - before, 1);
+  const failed = cloud.gateway.logs.filter(
+    (line) => line.includes('upstream call failed') && line.includes(refusedModels.vertex),
+  );
+  assert.ok(
+    failed.some((line) => line.includes('"status":401')),
+    failed.join('\n'),
+  );
+});
 
 test('each cloud got its own auth and paths, and never the client key', () => {
   const { azure, vertex, bedrock } = cloud.received;

@@ -113,6 +113,32 @@ test('Entra ID: a bearer token from the credential, fetched once for many calls'
   assert.equal(mock.requests.at(-1)?.headers['api-key'], undefined);
 });
 
+test('Entra ID refusing the credentials answers as an upstream 401, never sent upstream', async () => {
+  // What @azure/identity throws for a wrong client secret: an AuthenticationError with its status.
+  const refusal = Object.assign(new Error('AADSTS7000215: Invalid client secret provided.'), {
+    statusCode: 401,
+  });
+  const tokenCredential = { getToken: () => Promise.reject(refusal) };
+  const provider = createAzureOpenAIProvider(
+    settings({ apiKey: undefined, apiVersion: '2025-01-01-preview' }),
+    {
+      tokenCredential,
+    },
+  );
+  const sent = mock.requests.length;
+  const answer = await callProvider(
+    provider,
+    provider.transport(http),
+    'alpha',
+    chatRequest('chat-prod', [userText('hi')]),
+  );
+  assert.ok(!answer.ok);
+  // An upstream 401 as every family answers it: the gateway's own credentials failed (502).
+  assert.equal(answer.error.status, 502);
+  assert.ok(!JSON.stringify(answer.error).includes('AADSTS'), 'the identity service words stay in the logs');
+  assert.equal(mock.requests.length, sent);
+});
+
 test('content filter: a filtered prompt is a 400; filtered output finishes with content_filter', async () => {
   const provider = azureOpenAIPreset(settings());
   const refused = await callProvider(

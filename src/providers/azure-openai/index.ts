@@ -10,6 +10,7 @@
  * OpenAI model it serves, so a reasoning deployment gets OpenAI's reasoning rules whatever its name.
  */
 import { GatewayError, type FamilyId } from '../../ir/index.ts';
+import { refusedCredentialsAnswer, refusedStatus } from '../refused-credentials.ts';
 import type { UpstreamRequest } from '../../codecs/codec.ts';
 import type { UpstreamResponse, UpstreamTransport } from '../../upstream/transport.ts';
 import { CachedToken } from '../cached-token.ts';
@@ -62,11 +63,13 @@ export function createAzureOpenAIProvider(
     apiKey === undefined
       ? new CachedToken(entraTokenFetcher(entra, options.tokenCredential), options.now)
       : undefined;
-  const credential = async (): Promise<AzureCredential> => {
+  /** The credential, or undefined when Entra ID refused the gateway's (a 4xx): a final 401. */
+  const credential = async (): Promise<AzureCredential | undefined> => {
     if (token === undefined) return { header: 'api-key', value: apiKey ?? '' };
     try {
       return { header: 'authorization', value: `Bearer ${await token.get()}` };
     } catch (error) {
+      if (refusedStatus(error) !== undefined) return undefined;
       // The identity library's messages name tenants, clients and endpoints: logs only.
       throw new GatewayError(
         'upstream',
@@ -89,7 +92,9 @@ export function createAzureOpenAIProvider(
     transport(http: UpstreamTransport): UpstreamTransport {
       return {
         async send(target: string, request: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse> {
-          const sent = toAzureRequest(request, route, await credential(), underlyingModel);
+          const granted = await credential();
+          if (granted === undefined) return refusedCredentialsAnswer('azure-openai');
+          const sent = toAzureRequest(request, route, granted, underlyingModel);
           return http.send(target, sent, signal);
         },
         close: () => http.close(),

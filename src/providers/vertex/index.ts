@@ -11,6 +11,7 @@ import { GatewayError, type FamilyId } from '../../ir/index.ts';
 import type { UpstreamRequest } from '../../codecs/codec.ts';
 import type { UpstreamResponse, UpstreamTransport } from '../../upstream/transport.ts';
 import { CachedToken } from '../cached-token.ts';
+import { refusedCredentialsAnswer, refusedStatus } from '../refused-credentials.ts';
 import type { Provider, ProviderPreset, ProviderSettings } from '../provider.ts';
 import { googleTokenFetcher, readCredentialSource } from './google-token.ts';
 import { isClaudeModel, toVertexRequest, type VertexPlacement } from './vertex-request.ts';
@@ -57,10 +58,12 @@ export function createVertexProvider(settings: ProviderSettings, options: Vertex
   const token = new CachedToken(googleTokenFetcher(source), options.now);
   const placement: VertexPlacement = { project, location };
 
-  const accessToken = async (): Promise<string> => {
+  /** The token, or undefined when the token endpoint refused the credentials (a 4xx). */
+  const accessToken = async (): Promise<string | undefined> => {
     try {
       return await token.get();
     } catch (error) {
+      if (refusedStatus(error) !== undefined) return undefined;
       // The library's message may quote the token endpoint's answer or the key file's path: logs only.
       throw new GatewayError('upstream', 'vertex: the gateway could not obtain a Google Cloud access token', {
         cause: error,
@@ -84,6 +87,7 @@ export function createVertexProvider(settings: ProviderSettings, options: Vertex
           signal: AbortSignal,
         ): Promise<UpstreamResponse> {
           const bearer = await accessToken();
+          if (bearer === undefined) return refusedCredentialsAnswer('vertex');
           return http.send(baseUrl, toVertexRequest(request, placement, bearer), signal);
         },
         close: () => http.close(),

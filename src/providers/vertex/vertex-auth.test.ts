@@ -88,7 +88,7 @@ test('errors: another project is a 403 without upstream text; RESOURCE_EXHAUSTED
   assert.equal(limited.error.status, 429);
 });
 
-test('a key the token endpoint refuses: a client-safe error, the key only in secrets', async () => {
+test('a key the token endpoint refuses: an upstream 401 with no key or path in it, the key only in secrets', async () => {
   const forgedFile = join(directory, 'forged.json');
   const other = await startVertexMock({ projectId: 'proj-a' });
   // A key the mock under test never trusted (another mock's), with this mock's token_uri.
@@ -96,21 +96,19 @@ test('a key the token endpoint refuses: a client-safe error, the key only in sec
   await other.close();
   const provider = vertexPreset(settings({ credentials: { keyFile: forgedFile } }));
   assert.deepEqual(provider.secrets, [other.serviceAccountKey.private_key]);
-  await assert.rejects(
-    provider.transport(http).send(
-      provider.baseUrl,
-      codecOf('gamma').encodeRequest(chatRequest('gemini-2.5-flash', [userText('x')]), {
-        baseUrl: provider.baseUrl,
-        apiKey: undefined,
-        model: 'gemini-2.5-flash',
-      }),
-      new AbortController().signal,
-    ),
-    (error: Error & { kind?: string }) =>
-      error.kind === 'upstream' &&
-      !error.message.includes('PRIVATE KEY') &&
-      !error.message.includes(forgedFile),
+  // Refused credentials answer as an upstream 401 (final, no retry, the deployment misconfigured).
+  const answer = await provider.transport(http).send(
+    provider.baseUrl,
+    codecOf('gamma').encodeRequest(chatRequest('gemini-2.5-flash', [userText('x')]), {
+      baseUrl: provider.baseUrl,
+      apiKey: undefined,
+      model: 'gemini-2.5-flash',
+    }),
+    new AbortController().signal,
   );
+  assert.equal(answer.status, 401);
+  const text = await answer.text();
+  assert.ok(!text.includes('PRIVATE KEY') && !text.includes(forgedFile), text);
 });
 
 test('settings: project and location required and named; the endpoint follows the location', () => {
