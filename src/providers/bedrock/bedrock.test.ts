@@ -186,7 +186,7 @@ test('InvokeModel gets Bedrock’s body: anthropic_version set, no model, no str
   assert.equal('stream' in body, false);
   assert.match(
     sent.headers.authorization ?? '',
-    /^AWS4-HMAC-SHA256 Credential=AKIAMOCKBEDROCK00001\/\d{8}\/us-east-1\/bedrock\/aws4_request/,
+    /^AWS4-HMAC-SHA256 Credential=MOCKAKIDBEDROCK00001\/\d{8}\/us-east-1\/bedrock\/aws4_request/,
   );
   assert.equal(sent.headers['x-api-key'], undefined);
 });

@@ -50,14 +50,14 @@ test('credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY', async () => {
   process.env.AWS_SECRET_ACCESS_KEY = testCredentials.secretAccessKey;
   const outcome = await call(bedrockPreset(settings()), nova, request('From the environment'));
   assert.ok(outcome.ok, outcome.ok ? '' : outcome.error.message);
-  assert.match(mock.requests.at(-1)?.headers.authorization ?? '', /Credential=AKIAMOCKBEDROCK00001\//);
+  assert.match(mock.requests.at(-1)?.headers.authorization ?? '', /Credential=MOCKAKIDBEDROCK00001\//);
 });
 
 test('credentials from a shared credentials file, by profile', async () => {
   const file = join(directory, 'credentials');
   writeFileSync(
     file,
-    `[default]\naws_access_key_id = AKIAWRONGDEFAULT0000\naws_secret_access_key = wrong\n\n[bedrock-test]\naws_access_key_id = ${testCredentials.accessKeyId}\naws_secret_access_key = ${testCredentials.secretAccessKey}\n`,
+    `[default]\naws_access_key_id = MOCKWRONGDEFAULT0000\naws_secret_access_key = wrong\n\n[bedrock-test]\naws_access_key_id = ${testCredentials.accessKeyId}\naws_secret_access_key = ${testCredentials.secretAccessKey}\n`,
   );
   process.env.AWS_SHARED_CREDENTIALS_FILE = file;
   const outcome = await call(

@@ -147,7 +147,7 @@ test('refusals are the SDK’s typed exceptions', async () => {
     (error: unknown) => error instanceof Error && error.name === 'InvalidSignatureException',
   );
   await assert.rejects(
-    client({ ...testCredentials, accessKeyId: 'AKIAUNKNOWN000000000' }).send(
+    client({ ...testCredentials, accessKeyId: 'MOCKUNKNOWN000000000' }).send(
       new ConverseCommand({ modelId: nova, messages: [{ role: 'user', content: [{ text: 'x' }] }] }),
     ),
     (error: unknown) => error instanceof Error && error.name === 'UnrecognizedClientException',

@@ -31,7 +31,7 @@ export interface BedrockMockOptions {
 }
 
 export const testCredentials: AwsTestCredentials = {
-  accessKeyId: 'AKIAMOCKBEDROCK00001',
+  accessKeyId: 'MOCKAKIDBEDROCK00001',
   secretAccessKey: 'mock/secret/key/for/bedrock/tests/0000000',
 };
 
