@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { EventStreamToSse, type StreamFraming } from './event-stream.ts';
+import { EventStreamToSse, FrameSplitter, maxFrameBytes, type StreamFraming } from './event-stream.ts';
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
 const text = (value: string) => ({ type: 'string' as const, value });
@@ -131,5 +131,30 @@ test('a corrupt frame is an error event', () => {
   assert.match(
     reframe('converse', corrupt, []),
     /^event: internalServerException\ndata: \{"message":"the upstream sent a malformed event stream"\}/,
+  );
+});
+
+test('a frame declaring more than AWS allows is refused at its prelude, before its bytes are held', () => {
+  const splitter = new FrameSplitter();
+  const prelude = new Uint8Array(4);
+  new DataView(prelude.buffer).setUint32(0, maxFrameBytes + 1, false);
+  assert.throws(() => splitter.push(prelude), /over the cap/);
+});
+
+test('frames cut into single bytes come out whole and in order', () => {
+  const codec = new EventStreamCodec(toUtf8, fromUtf8);
+  const frames = ['one', 'two', 'three'].map((text) => codec.encode({ headers: {}, body: fromUtf8(text) }));
+  const bytes = new Uint8Array(frames.reduce((sum, frame) => sum + frame.length, 0));
+  let at = 0;
+  for (const frame of frames) {
+    bytes.set(frame, at);
+    at += frame.length;
+  }
+  const splitter = new FrameSplitter();
+  const out: Uint8Array[] = [];
+  for (const byte of bytes) out.push(...splitter.push(Uint8Array.of(byte)));
+  assert.deepEqual(
+    out.map((frame) => toUtf8(codec.decode(frame).body)),
+    ['one', 'two', 'three'],
   );
 });

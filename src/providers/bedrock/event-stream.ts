@@ -52,29 +52,62 @@ function messageOf(payload: string): string {
 }
 
 /**
+ * AWS caps an event-stream message at 16 MiB of payload plus 128 KiB of headers; a prelude that
+ * declares more is a corrupt or hostile stream, refused before any of it is held.
+ */
+export const maxFrameBytes = 16 * 1024 * 1024 + 128 * 1024 + 16;
+
+/**
  * Whole frames out of bytes cut anywhere. The codec decodes one complete frame at a time (the SDK
  * splits them the same way, by the total length its prelude starts with); the checksums are the
- * codec's to verify.
+ * codec's to verify. Linear in bytes: the pieces of a partial frame are held as they came and
+ * joined once, when the frame is whole; a frame is bounded by `maxFrameBytes`.
  */
 export class FrameSplitter {
-  #buffer: Uint8Array = new Uint8Array(0);
+  #pieces: Uint8Array[] = [];
+  #held = 0;
+  /** The frame being gathered's total length, once its 4-byte prelude start is known. */
+  #wanted: number | undefined;
 
   push(chunk: Uint8Array): Uint8Array[] {
-    const joined = new Uint8Array(this.#buffer.length + chunk.length);
-    joined.set(this.#buffer);
-    joined.set(chunk, this.#buffer.length);
     const frames: Uint8Array[] = [];
-    let offset = 0;
-    while (joined.length - offset >= 4) {
-      const length = new DataView(joined.buffer, offset, 4).getUint32(0, false);
-      // A frame is at least its prelude and checksums (16 bytes); less is a corrupt stream.
-      if (length < 16) throw new Error('event stream frame shorter than its prelude');
-      if (joined.length - offset < length) break;
-      frames.push(joined.subarray(offset, offset + length));
-      offset += length;
+    this.#pieces.push(chunk);
+    this.#held += chunk.length;
+    for (;;) {
+      if (this.#wanted === undefined) {
+        if (this.#held < 4) break;
+        const length = new DataView(this.#take(4, false).buffer).getUint32(0, false);
+        // A frame is at least its prelude and checksums (16 bytes); less is a corrupt stream.
+        if (length < 16) throw new Error('event stream frame shorter than its prelude');
+        if (length > maxFrameBytes) throw new Error(`event stream frame of ${length} bytes is over the cap`);
+        this.#wanted = length;
+      }
+      if (this.#held < this.#wanted) break;
+      frames.push(this.#take(this.#wanted, true));
+      this.#wanted = undefined;
     }
-    this.#buffer = joined.slice(offset);
     return frames;
+  }
+
+  /** The first `count` held bytes, copied into one array; removed from what is held when `consume`. */
+  #take(count: number, consume: boolean): Uint8Array {
+    const out = new Uint8Array(count);
+    let filled = 0;
+    let index = 0;
+    while (filled < count) {
+      const piece = this.#pieces[index] as Uint8Array;
+      const used = Math.min(piece.length, count - filled);
+      out.set(piece.subarray(0, used), filled);
+      filled += used;
+      if (consume && used === piece.length) index++;
+      else if (consume) this.#pieces[index] = piece.subarray(used);
+      else if (used === piece.length) index++;
+    }
+    if (consume) {
+      this.#pieces.splice(0, index);
+      this.#held -= count;
+    }
+    return out;
   }
 }
 
