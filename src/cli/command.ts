@@ -4,7 +4,7 @@
  * ignored flag), the store the options name, and the mapping of known errors to exit codes.
  */
 import { parseArgs } from 'node:util';
-import { AdminError } from '../admin/admin-api.ts';
+import { AdminError } from '../admin/admin-error.ts';
 import type { Config } from '../config/config.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import type { JsonObject } from '../ir/index.ts';

@@ -3,7 +3,8 @@
  * is set, else in the store named by MODELGATE_DB (or the config file's `database`, or `--db PATH`). `create` prints the key once; the store keeps
  * only its hash. A running gateway sees every change within a second.
  */
-import { keyStatus, keyView, resolveModels } from '../admin/admin-api.ts';
+import { resolveModels } from '../admin/key-input.ts';
+import { keyStatus, keyView } from '../admin/keys-api.ts';
 import type { Config } from '../config/config.ts';
 import { ModelResolver } from '../gateway/resolve-model.ts';
 import { isBudgetPeriod, periodNoun, type PeriodBudget } from '../keys/budget-period.ts';

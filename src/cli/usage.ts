@@ -2,7 +2,7 @@
  * `modelgate usage [--key NAME] [--since 24h] [--until DATE] [--by model|key|day] [--json]`:
  * requests, tokens and cost from the usage ledger, the same figures as `GET /admin/usage`.
  */
-import { usage, usageBody } from '../admin/admin-api.ts';
+import { usage, usageBody } from '../admin/usage-api.ts';
 import { formatUsageTable } from '../usage/report.ts';
 import { parseCommandLine, print, runCommand, UsageError, withStore } from './command.ts';
 

@@ -3,7 +3,7 @@
  * (MODELGATE_KEYS) before them — marked `static`, nothing to change — and each periodic budget's
  * spend in its current UTC period, read from the hour rollups (periods start on an hour).
  */
-import type { AdminDependencies } from '../admin/admin-api.ts';
+import type { AdminDependencies } from '../admin/admin-request.ts';
 import type { JsonObject, JsonValue } from '../ir/index.ts';
 import { isBudgetPeriod, periodWindow } from '../keys/budget-period.ts';
 import type { DashboardStore } from '../store/dashboard-store.ts';

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openDatabase } from '../store/sqlite/database.ts';
 import { SqliteDashboardStore } from '../store/sqlite/sqlite-dashboard-store.ts';
-import { modelStats, usageBreakdown } from './queries.ts';
+import { modelStats } from './model-stats.ts';
+import { usageBreakdown } from './usage-query.ts';
 import { parseRange } from './ranges.ts';
 import { maxTableRows } from './top-rows.ts';
 

@@ -7,6 +7,9 @@ import type { Logger } from '../log/logger.ts';
 import type { RequestTimeline } from '../usage/request-timeline.ts';
 import { writeHead } from './write-head.ts';
 
+/** Sends a JSON answer with the request's common headers. */
+export type Answer = (status: number, body: unknown, headers?: ResponseHeaders) => void;
+
 export function sendJson(
   response: ServerResponse,
   status: number,

@@ -5,7 +5,7 @@
  * handler counts the requests in flight so a shutdown can drain them, and logs one line each.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AdminDependencies } from '../admin/admin-api.ts';
+import type { AdminDependencies } from '../admin/admin-request.ts';
 import { createDashboard } from '../dashboard/dashboard-route.ts';
 import { generateId } from '../gateway/ids.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
@@ -26,6 +26,8 @@ export type { AppDependencies, RequestHandler } from './app-dependencies.ts';
 
 /** Shared by every request without a query string (nothing writes to it). */
 const noQuery = new URLSearchParams();
+/** Until the route table matched a row. */
+const noParams = {};
 
 /** After aborting the stragglers, how long to wait for them to settle. */
 const abortGraceMs = 5_000;
@@ -54,6 +56,7 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
       timeline,
       pathname,
       search: queryStart === -1 ? noQuery : new URLSearchParams(url.slice(queryStart + 1)),
+      params: noParams,
       baseHeaders,
       answer: (status, body, headers = baseHeaders) => {
         timeline.answerStarting(headers);
@@ -132,7 +135,9 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
 
 /** The route the table picks answers; a synchronous throw becomes the promise's rejection. */
 async function serve(routes: RouteTable, exchange: Exchange, state: ChatRouteState): Promise<void> {
-  await routes.lookup(exchange.request.method ?? 'GET', exchange.pathname)(exchange, state);
+  const { route, params } = routes.lookup(exchange.request.method ?? 'GET', exchange.pathname);
+  exchange.params = params;
+  await route(exchange, state);
 }
 
 /** What the routes share: built once from the dependencies. */

@@ -1,14 +1,18 @@
 /** One request being answered, as every route sees it, and the state the routes share. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AdminDependencies } from '../admin/admin-api.ts';
+import type { AdminDependencies } from '../admin/admin-request.ts';
 import type { Dashboard } from '../dashboard/dashboard-route.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import type { LoginThrottle } from '../keys/login-throttle.ts';
 import type { RequestContext } from '../usage/request-context.ts';
 import type { RequestTimeline } from '../usage/request-timeline.ts';
 import type { AppDependencies } from './app-dependencies.ts';
+import type { Answer } from './answers.ts';
 import type { ChatEnding } from './chat-end.ts';
 import type { ModelsRoute } from './models-route.ts';
+
+/** A path's parameters as the route table matched them, as written (not decoded); `*` is the rest. */
+export type PathParams = Readonly<Record<string, string | undefined>>;
 
 export interface Exchange {
   request: IncomingMessage;
@@ -18,10 +22,12 @@ export interface Exchange {
   /** The URL's path, query string cut off (not decoded). */
   pathname: string;
   search: URLSearchParams;
+  /** The parameters of the row that matched (set by the route table's lookup). */
+  params: PathParams;
   /** What every answer carries (`x-request-id`, `connection: close` while draining). */
   baseHeaders: ResponseHeaders;
   /** A whole JSON answer, timed. */
-  answer: (status: number, body: unknown, headers?: ResponseHeaders) => void;
+  answer: Answer;
   /** A chat request's context once the chat route made it (its trace id goes on the log line). */
   context?: RequestContext;
   /** How a chat request ended (key, delivery): its log line's fields. */

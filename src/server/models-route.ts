@@ -1,20 +1,19 @@
 /**
- * `GET` model lists and single models in the caller's family shape. Each codec names its list
- * paths and the marks of its clients (`ModelListing`); on a path several families share
- * (`/v1/models`) the first family that claims the request answers, else the default shape. Only
- * the models the key may use are listed or described.
+ * `GET` model lists and single models in the caller's family shape. Each family names its list
+ * paths and the marks of its clients (`ModelListing`): each path is a row of the route table
+ * (`surface-rows.ts`), `{path}/*` one model; on a path several families share (`/v1/models`) the
+ * first family that claims the request answers, else the default shape. Only the models the key
+ * may use are listed or described.
  */
 import type { IncomingMessage } from 'node:http';
 import type { ModelEntry } from '../config/catalog.ts';
 import type { Config } from '../config/config.ts';
 import type { FamilyCodec, ModelInfo } from '../surfaces/surface.ts';
-import { defaultSurface, familySurfaces } from '../surfaces/registry.ts';
 import type { ModelResolver } from '../gateway/resolve-model.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import { GatewayError, invalidRequest } from '../ir/index.ts';
 import type { ClientKeys } from '../keys/client-keys.ts';
-import type { Answer } from './admin-route.ts';
-import { methodNotAllowed, pathOf } from './answers.ts';
+import { methodNotAllowed, pathOf, type Answer } from './answers.ts';
 import { repeatedHeader } from './repeated-header.ts';
 
 export interface ModelsRouteDependencies {
@@ -29,31 +28,6 @@ export interface ModelsRouteDependencies {
 export interface ModelsPath {
   codec: FamilyCodec;
   id: string;
-}
-
-/** Which family answers this path (undefined: not a models path). */
-export function matchModelsPath(
-  pathname: string,
-  request: IncomingMessage,
-  searchParams: URLSearchParams,
-): ModelsPath | undefined {
-  let candidates: ModelsPath[] | undefined;
-  for (const codec of familySurfaces()) {
-    for (const path of codec.modelListing.paths) {
-      if (pathname !== path && !pathname.startsWith(`${path}/`)) continue;
-      const id = pathname.slice(path.length + 1);
-      // `models/{m}:method` is a method call (a C route), not a model: unknown methods are 404s.
-      if (id.includes(':')) return undefined;
-      (candidates ??= []).push({ codec, id });
-      break;
-    }
-  }
-  if (candidates === undefined) return undefined;
-  return (
-    candidates.find((candidate) => candidate.codec.modelListing.claims(request.headers, searchParams)) ??
-    candidates.find((candidate) => candidate.codec.id === defaultSurface.id) ??
-    candidates[0]
-  );
 }
 
 export type ModelsRoute = (

@@ -12,8 +12,7 @@ import { GatewayError, isJsonObject, type JsonObject, type JsonValue } from '../
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import type { ClientKeys } from '../keys/client-keys.ts';
 import type { ResponseStore } from '../store/response-store.ts';
-import type { Answer } from './admin-route.ts';
-import { safePath } from './answers.ts';
+import { pathOf, type Answer } from './answers.ts';
 import { StoreUnavailableError } from '../store/store-errors.ts';
 import { AdmissionRefusal } from '../gateway/admission.ts';
 import type { KeySlots } from './key-slots.ts';
@@ -31,17 +30,17 @@ export interface StoredResponsesDependencies {
   maxChainChars: number;
 }
 
-const prefix = '/v1/responses/';
-
-/** Is this path one of the stored-response routes? */
-export function isStoredResponsePath(pathname: string): boolean {
-  return pathname.startsWith(prefix) && pathname.length > prefix.length;
+/** Which stored-response route: the response itself, or its input items. */
+export interface StoredResponsePath {
+  /** The response id, as written in the path. */
+  id: string;
+  inputItems: boolean;
 }
 
 export async function storedResponsesRoute(
   request: IncomingMessage,
   response: ServerResponse,
-  pathname: string,
+  { id, inputItems }: StoredResponsePath,
   search: URLSearchParams,
   dependencies: StoredResponsesDependencies,
   answer: Answer,
@@ -51,20 +50,12 @@ export async function storedResponsesRoute(
     const wire = responsesSurface.encodeError(error);
     answer(wire.status, wire.body, { ...baseHeaders, ...wire.headers, ...headers });
   };
-  const rest = pathname.slice(prefix.length);
-  const slash = rest.indexOf('/');
-  const id = slash === -1 ? rest : rest.slice(0, slash);
-  const sub = slash === -1 ? '' : rest.slice(slash);
-  if (sub !== '' && sub !== '/input_items') {
-    fail(new GatewayError('unknown_route', `No route for ${request.method ?? ''} ${safePath(pathname)}`));
-    return;
-  }
-  const allow = sub === '' ? 'GET, DELETE' : 'GET';
-  if (request.method !== 'GET' && !(request.method === 'DELETE' && sub === '')) {
+  const allow = inputItems ? 'GET' : 'GET, DELETE';
+  if (request.method !== 'GET' && !(request.method === 'DELETE' && !inputItems)) {
     fail(
       new GatewayError(
         'method_not_allowed',
-        `${request.method ?? ''} is not allowed on ${safePath(pathname)}: use ${allow}`,
+        `${request.method ?? ''} is not allowed on ${pathOf(request.url)}: use ${allow}`,
       ),
       { allow },
     );
@@ -106,7 +97,7 @@ export async function storedResponsesRoute(
     fail(responseNotFound(id), limits);
     return;
   }
-  if (sub === '') answer(200, stored.latest.response, { ...baseHeaders, ...limits });
+  if (!inputItems) answer(200, stored.latest.response, { ...baseHeaders, ...limits });
   else {
     try {
       const items = [...stored.before, ...stored.latest.inputItems];

@@ -1,95 +1,112 @@
 /**
- * The route table: every path modelgate serves, one lookup (find-my-way's radix tree) per request.
- * `/healthz`, `/livez` and `/readyz` are `probes.ts`. Each route is registered for every method; the route answers a wrong one itself, in its own
- * shape (405 with `allow`). Paths the table does not hold are the surfaces' (their codecs' routes
- * and, for a path that only resembles a surface, its error shape) and the families' model lists:
- * `surfaceOrModels` asks the registry, which reads the codecs when asked.
+ * The route table: every path modelgate serves is a row, one lookup (find-my-way's radix tree)
+ * per request. Rows: the probes (`probes.ts`), `/metrics`, each admin endpoint (`admin-route.ts`),
+ * each dashboard endpoint (`dashboard/dashboard-endpoints.ts`), the stored responses, and the
+ * surfaces' rows read from the registry (`surface-rows.ts`: chat paths, model lists, the shapes of
+ * unknown paths). A path no row holds is an unknown path in the default surface's shape.
+ *
+ * Paths are matched as written: a trailing slash, another case, a doubled slash or a
+ * percent-encoded letter is another path, and the parameters a route is given are as written.
  */
 import FindMyWay from 'find-my-way';
-import { matchSurface, resembledSurface } from '../surfaces/registry.ts';
-import { adminRoute } from './admin-route.ts';
-import { expectsContinue } from './before-body.ts';
-import { chatRoute, type ChatRouteState } from './chat-route.ts';
-import type { Exchange } from './exchange.ts';
+import { dashboardEndpoints } from '../dashboard/dashboard-endpoints.ts';
+import type { DashboardEndpoint } from '../dashboard/dashboard-endpoint.ts';
+import { responsesSurface } from '../surfaces/responses/index.ts';
+import { adminRows } from './admin-route.ts';
+import type { PathParams } from './exchange.ts';
 import { metricsPath, metricsRoute } from './metrics-route.ts';
-import { matchModelsPath } from './models-route.ts';
 import { healthz, livez, readyz } from './probes.ts';
-import { isStoredResponsePath, storedResponsesRoute } from './responses-route.ts';
+import { storedResponsesRoute } from './responses-route.ts';
+import type { Route, RouteRow } from './route-row.ts';
+import { surfaceRows, unknownIn, unknownPath } from './surface-rows.ts';
 
-/** Answers one request (its promise settles when the answer was given). */
-export type Route = (exchange: Exchange, state: ChatRouteState) => Promise<void> | void;
+export type { Route, RouteRow } from './route-row.ts';
 
 const metrics: Route = ({ request, response, baseHeaders }, { dependencies, throttle }) =>
   metricsRoute(request, response, dependencies.metricsEndpoint, baseHeaders, throttle);
 
-const admin: Route = ({ request, response, pathname, search, answer }, state) =>
-  adminRoute(request, pathname, search, state.admin, state.dependencies.logger, answer, () => {
-    if (expectsContinue(request)) response.writeContinue();
-  });
-
-const dashboard: Route = async ({ request, response, pathname, search, answer }, state) => {
-  if (state.dashboard === undefined) answer(404, { error: { message: 'The dashboard is not available' } });
-  else await state.dashboard.handle(request, response, pathname, search);
-};
-
-/** A surface's chat or count-tokens path, a model list, or an unknown path in the shape it resembles. */
-const surfaceOrModels: Route = (exchange, state) => {
-  const { pathname } = exchange;
-  const match = matchSurface(pathname);
-  // Model lists and single models, in the shape of the family the client speaks.
-  const modelsPath =
-    match === undefined ? matchModelsPath(pathname, exchange.request, exchange.search) : undefined;
-  if (modelsPath !== undefined) {
-    state.modelsRoute(exchange.request, modelsPath, exchange.search, exchange.answer, exchange.baseHeaders);
-    return;
-  }
-  return chatRoute(exchange, match, match?.codec ?? resembledSurface(pathname), state);
-};
-
-/** `/v1/responses/{id}` and its input items; `/v1/responses/` itself is the surface's unknown path. */
-const storedResponses: Route = (exchange, state) => {
-  const { request, response, pathname, search, answer, baseHeaders } = exchange;
-  if (!isStoredResponsePath(pathname)) return surfaceOrModels(exchange, state);
-  const { dependencies, clock, guards } = state;
-  const stored = {
-    keys: dependencies.keys,
-    store: dependencies.responses,
-    clock,
-    slots: guards.slots,
-    admission: guards.admission,
-    maxChainChars: dependencies.config.bodyLimitBytes,
+function dashboardRow(endpoint: DashboardEndpoint): RouteRow {
+  return {
+    methods: endpoint.methods,
+    path: endpoint.path,
+    route: async ({ request, response, params, search, answer }, { dashboard }) => {
+      if (dashboard === undefined) answer(404, { error: { message: 'The dashboard is not available' } });
+      else await dashboard.serve(endpoint, request, response, params, search);
+    },
   };
-  return storedResponsesRoute(request, response, pathname, search, stored, answer, baseHeaders);
-};
-
-export interface RouteTable {
-  /** The route that answers this path (not decoded, no query string). */
-  lookup(method: string, pathname: string): Route;
 }
 
+/** `/v1/responses/{id}` and its input items; an empty id is the surface's unknown path. */
+function storedResponses(inputItems: boolean): Route {
+  const unknown = unknownIn(responsesSurface);
+  return (exchange, state) => {
+    const { request, response, params, search, answer, baseHeaders } = exchange;
+    const id = params.id ?? '';
+    if (id === '') return unknown(exchange, state);
+    const { dependencies, clock, guards } = state;
+    const stored = {
+      keys: dependencies.keys,
+      store: dependencies.responses,
+      clock,
+      slots: guards.slots,
+      admission: guards.admission,
+      maxChainChars: dependencies.config.bodyLimitBytes,
+    };
+    return storedResponsesRoute(request, response, { id, inputItems }, search, stored, answer, baseHeaders);
+  };
+}
+
+export interface RouteTable {
+  /** The route that answers this path (not decoded, no query string), and its parameters. */
+  lookup(method: string, pathname: string): { route: Route; params: PathParams };
+  /** Every row: its methods and path (what the table holds, for tests and the docs). */
+  readonly rows: readonly Pick<RouteRow, 'methods' | 'path'>[];
+}
+
+const noParams: PathParams = {};
+
 export function createRouteTable(): RouteTable {
+  const rows: RouteRow[] = [
+    { methods: 'any', path: '/healthz', route: healthz },
+    { methods: 'any', path: '/livez', route: livez },
+    { methods: 'any', path: '/readyz', route: readyz },
+    { methods: 'any', path: metricsPath, route: metrics },
+    ...adminRows(),
+    ...dashboardEndpoints.map(dashboardRow),
+    { methods: 'any', path: '/v1/responses/:id', route: storedResponses(false) },
+    { methods: 'any', path: '/v1/responses/:id/input_items', route: storedResponses(true) },
+    ...surfaceRows(),
+  ];
   // Exact paths: a trailing slash, another case or a doubled slash is another (unknown) path.
   const router = FindMyWay({
     caseSensitive: true,
     ignoreTrailingSlash: false,
     ignoreDuplicateSlashes: false,
+    // Model names and key names are parameters: bounded by the header limit, not find-my-way's 100.
+    maxParamLength: 65_536,
   });
-  const add = (path: string, route: Route): void => router.all(path, () => undefined, route);
-  add('/healthz', healthz);
-  add('/livez', livez);
-  add('/readyz', readyz);
-  add(metricsPath, metrics);
-  add('/admin', admin);
-  add('/admin/*', admin);
-  add('/dashboard', dashboard);
-  add('/dashboard/*', dashboard);
-  add('/v1/responses/*', storedResponses);
+  for (const { methods, path, route } of rows) {
+    if (methods === 'any') router.all(path, () => undefined, route);
+    else router.on([...methods], path, () => undefined, route);
+  }
   return {
+    rows: rows.map(({ methods, path }) => ({ methods, path })),
     lookup(method, pathname) {
       // An absolute-form or `*` target is no path the table holds (find-my-way would read past a host).
-      if (pathname.charCodeAt(0) !== 47) return surfaceOrModels;
-      const found = router.find(method as FindMyWay.HTTPMethod, pathname);
-      return found === null ? surfaceOrModels : (found.store as Route);
+      if (pathname.charCodeAt(0) !== 47) return { route: unknownPath, params: noParams };
+      const found = router.find(method as FindMyWay.HTTPMethod, asWritten(pathname));
+      return found === null
+        ? { route: unknownPath, params: noParams }
+        : { route: found.store as Route, params: found.params };
     },
   };
+}
+
+/**
+ * find-my-way decodes a path before matching it and reads `#` as its end; escaping `%` and `#`
+ * makes it match the path as written and hand back parameters as written.
+ */
+function asWritten(pathname: string): string {
+  if (pathname.indexOf('%') === -1 && pathname.indexOf('#') === -1) return pathname;
+  return pathname.replaceAll('%', '%25').replaceAll('#', '%23');
 }

@@ -70,7 +70,7 @@ test('a registry is a value built from the two lists: one more line is one more 
   const zetaSurface: FamilySurface = {
     ...alphaSurface,
     codec: 'zeta',
-    matchRoute: (path) => (path === '/zeta' ? {} : undefined),
+    routes: [{ path: '/zeta', route: {} }],
   };
   const built = createRegistry([...builtInCodecs, zeta], [...builtInSurfaces, zetaSurface]);
   assert.deepEqual(built.familyIds(), ['alpha', 'beta', 'gamma', 'converse', 'zeta']);

@@ -13,7 +13,14 @@ import { alphaSurface } from './alpha/index.ts';
 import { betaSurface } from './beta/index.ts';
 import { gammaSurface } from './gamma/index.ts';
 import { responsesSurface } from './responses/index.ts';
-import { joinFamily, type FamilyCodec, type FamilySurface, type SurfaceCodec } from './surface.ts';
+import {
+  coversPath,
+  joinFamily,
+  matchDeclaredRoute,
+  type FamilyCodec,
+  type FamilySurface,
+  type SurfaceCodec,
+} from './surface.ts';
 
 /** A line of the surface list: a family's own API (fronting the codec it names) or a surface-only one. */
 export type SurfaceEntry = FamilySurface | SurfaceCodec;
@@ -123,18 +130,21 @@ export class Registry {
     return first;
   }
 
-  /** The surface route this path belongs to, if any. */
+  /**
+   * The surface route this path belongs to, if any, read from the surfaces' declared routes (the
+   * server's route table holds the same rows; this reads them for the simulator and load shedding).
+   */
   matchSurface(pathname: string): SurfaceMatch | undefined {
     for (const codec of this.#surfaces) {
-      const route = codec.matchRoute(pathname);
+      const route = matchDeclaredRoute(codec.routes, pathname);
       if (route !== undefined) return { codec, route };
     }
     return undefined;
   }
 
-  /** The surface whose shape answers a path no route matches: the one it resembles, else the default. */
+  /** The surface whose shape answers a path no route matches: the one whose unknown paths cover it, else the default. */
   resembledSurface(pathname: string): SurfaceCodec {
-    for (const codec of this.#surfaces) if (codec.resemblesPath(pathname)) return codec;
+    for (const codec of this.#surfaces) if (coversPath(codec.unknownPaths, pathname)) return codec;
     return this.defaultSurface();
   }
 }
@@ -167,8 +177,6 @@ export const isFamilyId = (value: string): boolean => registry.isFamilyId(value)
 export const familyCodec = (id: FamilyId): WireCodec => registry.familyCodec(id);
 export const familySurfaces = (): readonly FamilyCodec[] => registry.familySurfaces();
 export const surfaces = (): readonly SurfaceCodec[] => registry.surfaces();
-export const matchSurface = (pathname: string): SurfaceMatch | undefined => registry.matchSurface(pathname);
-export const resembledSurface = (pathname: string): SurfaceCodec => registry.resembledSurface(pathname);
 
 /** The surface whose shape answers this path: its own when a route matches, else the one it resembles. */
 export function surfaceFor(pathname: string): SurfaceCodec {

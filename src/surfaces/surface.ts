@@ -39,6 +39,37 @@ export interface RateLimitState {
 }
 
 /**
+ * A path a surface serves chat (or count-tokens) requests at: a row of the server's route table.
+ * `route` is what the path says; a function reads it from the whole path as written, for a path
+ * that holds more than the table can (C's `models/{model}:{method}`), undefined when the path is
+ * none of the surface's after all (then it is an unknown path in the surface's shape).
+ */
+export interface SurfacePath {
+  /** The route table's syntax: a static path, or one ending in `*` (the rest of the path). */
+  readonly path: string;
+  readonly route: Readonly<SurfaceRoute> | ((pathname: string) => SurfaceRoute | undefined);
+}
+
+/** The route a path names among `routes` (read as the route table reads them), if any. */
+export function matchDeclaredRoute(
+  routes: readonly SurfacePath[],
+  pathname: string,
+): SurfaceRoute | undefined {
+  for (const { path, route } of routes) {
+    const matches = path.endsWith('*') ? pathname.startsWith(path.slice(0, -1)) : pathname === path;
+    if (!matches) continue;
+    const found = typeof route === 'function' ? route(pathname) : { ...route };
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Does one of these unknown-path patterns (`/v1/chat/*`, `/v1/messages*`) cover the path? */
+export function coversPath(patterns: readonly string[], pathname: string): boolean {
+  return patterns.some((pattern) => pathname.startsWith(pattern.slice(0, -1)));
+}
+
+/**
  * The surfaces: each family's own API, plus surfaces that are only surfaces (the Responses API,
  * Family A's second one). Ledger rows name the surface by this id: a family's id, or a
  * surface-only codec's own (`responses`).
@@ -111,10 +142,13 @@ export interface SurfaceCodec {
   /** The family whose error shapes and rate-limit headers the surface speaks (itself for a family). */
   readonly family: FamilyId;
   readonly capabilities: Pick<FamilyCapabilities, 'permissionError'>;
-  /** Does this POST path belong to the surface? Returns what the path says. */
-  matchRoute(pathname: string): SurfaceRoute | undefined;
-  /** Does a path no route matches look like this surface's? Its errors then come in this shape. */
-  resemblesPath(pathname: string): boolean;
+  /** The surface's chat and count-tokens paths (POST): rows of the server's route table. */
+  readonly routes: readonly SurfacePath[];
+  /**
+   * Where unknown paths look like this surface's (patterns ending in `*`, rows of the route
+   * table): their errors come in this surface's shape.
+   */
+  readonly unknownPaths: readonly string[];
   /** The headers this surface may read the client key from (the same one sent twice is a 400). */
   readonly credentialHeaders: readonly string[];
   /** The client key as this surface carries it. */
@@ -160,8 +194,8 @@ export function hasPassThrough(surface: SurfaceCodec): surface is PassThroughSur
 export interface FamilySurface {
   /** The wire codec this surface fronts: its family. */
   readonly codec: FamilyId;
-  matchRoute(pathname: string): SurfaceRoute | undefined;
-  resemblesPath(pathname: string): boolean;
+  readonly routes: readonly SurfacePath[];
+  readonly unknownPaths: readonly string[];
   readonly credentialHeaders: readonly string[];
   readClientKey(headers: HeaderMap, searchParams: URLSearchParams): string | undefined;
   checkHeaders(headers: HeaderMap): GatewayError | undefined;
@@ -177,6 +211,8 @@ export interface FamilyCodec extends SurfaceCodec, WireCodec {
   readonly capabilities: FamilyCapabilities;
   readonly modelListing: ModelListing;
   readonly passThrough: PassThrough;
+  /** The route one of `routes` reads from this path (the simulator's routing, tests). */
+  matchRoute(pathname: string): SurfaceRoute | undefined;
 }
 
 /** The family codec of a wire codec and the surface that fronts it (the surface must name it). */
@@ -184,5 +220,7 @@ export function joinFamily(wire: WireCodec, surface: FamilySurface): FamilyCodec
   if (surface.codec !== wire.id)
     throw new Error(`surface of ${surface.codec} cannot front the ${wire.id} codec`);
   const { codec: _codec, ...face } = surface;
-  return { ...wire, ...face, family: wire.id };
+  const matchRoute = (pathname: string): SurfaceRoute | undefined =>
+    matchDeclaredRoute(surface.routes, pathname);
+  return { ...wire, ...face, family: wire.id, matchRoute };
 }

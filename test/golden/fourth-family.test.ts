@@ -48,9 +48,8 @@ const deltaWire: WireCodec = {
 const deltaSurface: FamilySurface = {
   ...alphaSurface,
   codec: delta,
-  matchRoute: (path) =>
-    path.startsWith('/delta/') ? alphaSurface.matchRoute(path.slice('/delta'.length)) : undefined,
-  resemblesPath: (path) => path.startsWith('/delta/'),
+  routes: alphaSurface.routes.map(({ path, route }) => ({ path: `/delta${path}`, route })),
+  unknownPaths: ['/delta/*'],
   modelListing: { ...alphaSurface.modelListing, paths: ['/delta/v1/models'] },
 };
 

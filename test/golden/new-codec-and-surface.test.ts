@@ -25,12 +25,7 @@ import { encodeResponse } from '../../src/codecs/alpha/encode-response.ts';
 import { createStreamEncoder } from '../../src/codecs/alpha/encode-stream.ts';
 import { encodeError } from '../../src/codecs/alpha/errors.ts';
 import { rateLimitHeaders } from '../../src/surfaces/alpha/rate-limit-headers.ts';
-import {
-  checkHeaders,
-  credentialHeaders,
-  matchRoute,
-  readClientKey,
-} from '../../src/surfaces/alpha/surface.ts';
+import { checkHeaders, credentialHeaders, readClientKey, routes } from '../../src/surfaces/alpha/surface.ts';
 import { familyIds, registry, surfaces } from '../../src/surfaces/registry.ts';
 import type { SurfaceCodec } from '../../src/surfaces/surface.ts';
 import { startRecordingUpstream } from '../kit/recording-upstream.ts';
@@ -55,8 +50,8 @@ const omegaSurface: SurfaceCodec = {
   id: 'omega',
   family: 'alpha',
   capabilities: { permissionError: false },
-  matchRoute: (path) => (path.startsWith('/omega/') ? matchRoute(path.slice('/omega'.length)) : undefined),
-  resemblesPath: (path) => path.startsWith('/omega/'),
+  routes: routes.map(({ path, route }) => ({ path: `/omega${path}`, route })),
+  unknownPaths: ['/omega/*'],
   credentialHeaders,
   readClientKey,
   checkHeaders,

@@ -15,10 +15,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config/load-config.ts';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { createDashboard, type Dashboard } from '../../src/dashboard/dashboard-route.ts';
+import type { DashboardEndpoint } from '../../src/dashboard/dashboard-endpoint.ts';
+import { dashboardEndpoints } from '../../src/dashboard/dashboard-endpoints.ts';
 import { LoginThrottle, loginWindowMs, maxLoginFailures } from '../../src/keys/login-throttle.ts';
 import { ModelResolver } from '../../src/gateway/resolve-model.ts';
-import type { AdminDependencies } from '../../src/admin/admin-api.ts';
+import type { AdminDependencies } from '../../src/admin/admin-request.ts';
 import { AdminKey } from '../../src/keys/admin-key.ts';
 import { createKeyServices, type KeyServices } from '../../src/limits/key-services.ts';
 import { createLogger } from '../../src/log/logger.ts';
@@ -27,10 +30,26 @@ import { openStores, type Stores } from '../../src/store/stores.ts';
 const adminKey = 'mg-admin-sign-in-test-0123456789';
 const clientKey = 'mg-client-sign-in-test-0123456789';
 
+/** The dashboard's rows, as the gateway's route table holds them. */
+const router = FindMyWay();
+for (const endpoint of dashboardEndpoints) {
+  if (endpoint.methods === 'any') router.all(endpoint.path, () => undefined, endpoint);
+  else router.on([...endpoint.methods], endpoint.path, () => undefined, endpoint);
+}
+
 async function serve(dashboard: Dashboard): Promise<Server> {
   const server = createServer((incoming, response) => {
     const url = new URL(incoming.url ?? '/', 'http://localhost');
-    void dashboard.handle(incoming, response, url.pathname, url.searchParams);
+    const found = router.find(incoming.method as HTTPMethod, url.pathname);
+    if (found === null) response.writeHead(404).end();
+    else
+      void dashboard.serve(
+        found.store as DashboardEndpoint,
+        incoming,
+        response,
+        found.params,
+        url.searchParams,
+      );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return server;

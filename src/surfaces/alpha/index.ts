@@ -3,12 +3,12 @@ import { alphaWire } from '../../codecs/alpha/index.ts';
 import { joinFamily, type FamilyCodec, type FamilySurface } from '../surface.ts';
 import { modelListing } from './model-list.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
-import { checkHeaders, credentialHeaders, matchRoute, readClientKey, resemblesPath } from './surface.ts';
+import { checkHeaders, credentialHeaders, readClientKey, routes, unknownPaths } from './surface.ts';
 
 export const alphaSurface: FamilySurface = {
   codec: 'alpha',
-  matchRoute,
-  resemblesPath,
+  routes,
+  unknownPaths,
   readClientKey,
   credentialHeaders,
   checkHeaders,

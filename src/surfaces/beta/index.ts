@@ -4,12 +4,12 @@ import { joinFamily, type FamilyCodec, type FamilySurface } from '../surface.ts'
 import { tokenCounting } from './count-tokens.ts';
 import { modelListing } from './model-list.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
-import { checkHeaders, credentialHeaders, matchRoute, readClientKey, resemblesPath } from './surface.ts';
+import { checkHeaders, credentialHeaders, readClientKey, routes, unknownPaths } from './surface.ts';
 
 export const betaSurface: FamilySurface = {
   codec: 'beta',
-  matchRoute,
-  resemblesPath,
+  routes,
+  unknownPaths,
   readClientKey,
   credentialHeaders,
   checkHeaders,

@@ -1,5 +1,6 @@
 /** The beta surface's HTTP rules: its one route, where the client key travels, the version header. */
 import type { HeaderMap, SurfaceRoute } from '../../codecs/codec.ts';
+import { matchDeclaredRoute, type SurfacePath } from '../surface.ts';
 import { invalidRequest, type GatewayError } from '../../ir/index.ts';
 import { countTokensPath, messagesPath } from '../../codecs/beta/wire.ts';
 import {
@@ -12,18 +13,20 @@ import {
   versionHeader,
 } from '../../codecs/beta/version-headers.ts';
 
+export const routes: readonly SurfacePath[] = [
+  { path: messagesPath, route: {} },
+  { path: countTokensPath, route: { countTokens: true } },
+];
+
 export function matchRoute(pathname: string): SurfaceRoute | undefined {
-  if (pathname === messagesPath) return {};
-  return pathname === countTokensPath ? { countTokens: true } : undefined;
+  return matchDeclaredRoute(routes, pathname);
 }
 
 /** Headers that may carry the key (a repeated one is refused by the server). */
 export const credentialHeaders: readonly string[] = ['x-api-key', 'authorization'];
 
 /** Paths no route matches but that look like this surface's: their errors come in B's shape. */
-export function resemblesPath(pathname: string): boolean {
-  return pathname.startsWith('/v1/messages');
-}
+export const unknownPaths: readonly string[] = ['/v1/messages*'];
 
 /** `x-api-key: K`, or `Authorization: Bearer K` (the family's 1.x SDK sends a bearer token). */
 export function readClientKey(headers: HeaderMap, _searchParams: URLSearchParams): string | undefined {

@@ -1,11 +1,13 @@
 /** Family C surface routing: the model and the streaming switch live in the path, the key in a header or `?key=`. */
 import type { GatewayError } from '../../ir/index.ts';
 import type { HeaderMap, SurfaceRoute } from '../../codecs/codec.ts';
+import type { SurfacePath } from '../surface.ts';
 
 /** The family's SDK defaults to `/v1beta/`; the spec names `/v1/`. Both are served. */
 const prefixes = ['/v1/models/', '/v1beta/models/'] as const;
 
-export function matchRoute(pathname: string): SurfaceRoute | undefined {
+/** `{prefix}{model}:{method}`: the model may hold `/` and `:`, so the path is read whole. */
+function routeOf(pathname: string): SurfaceRoute | undefined {
   const prefix = prefixes.find((candidate) => pathname.startsWith(candidate));
   if (prefix === undefined) return undefined;
   const rest = pathname.slice(prefix.length);
@@ -25,6 +27,12 @@ export function matchRoute(pathname: string): SurfaceRoute | undefined {
   if (method === 'countTokens') return { model, countTokens: true };
   return { model, stream: method === 'streamGenerateContent' };
 }
+
+/** Every path under the prefixes is a row; its model and method are read from the whole path. */
+export const routes: readonly SurfacePath[] = prefixes.map((prefix) => ({
+  path: `${prefix}*`,
+  route: routeOf,
+}));
 
 /** The key headers, spec's first: `x-gamma-api-key`, then the vendor SDKs' `x-goog-api-key`. */
 const keyHeaders = ['x-gamma-api-key', 'x-goog-api-key'] as const;
@@ -54,9 +62,7 @@ function bearerToken(raw: string | string[] | undefined): string | undefined {
 }
 
 /** Paths no route matches but that look like this surface's: their errors come in C's shape. */
-export function resemblesPath(pathname: string): boolean {
-  return pathname.startsWith('/v1beta/') || pathname.startsWith('/v1/models/');
-}
+export const unknownPaths: readonly string[] = ['/v1beta/*', '/v1/models/*'];
 
 /** Family C has no required headers besides the key. */
 export function checkHeaders(_headers: HeaderMap): GatewayError | undefined {

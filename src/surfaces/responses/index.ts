@@ -11,14 +11,14 @@ import { decodeRequest } from './decode-request.ts';
 import { createStreamDecoder } from './decode-stream.ts';
 import { encodeResponse } from './encode-response.ts';
 import { createStreamEncoder } from './encode-stream.ts';
-import { matchRoute, resemblesPath } from './surface.ts';
+import { routes, unknownPaths } from './surface.ts';
 
 export const responsesSurface: SurfaceCodec = {
   id: 'responses',
   family: 'alpha',
   capabilities: { permissionError: false },
-  matchRoute,
-  resemblesPath,
+  routes,
+  unknownPaths,
   credentialHeaders,
   readClientKey,
   checkHeaders,

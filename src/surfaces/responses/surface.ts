@@ -1,12 +1,8 @@
 /** The Responses API as a surface: its POST path; the key and headers are Family A's. */
-import type { SurfaceRoute } from '../../codecs/codec.ts';
+import type { SurfacePath } from '../surface.ts';
 import { responsesPath } from './wire.ts';
 
-export function matchRoute(pathname: string): SurfaceRoute | undefined {
-  return pathname === responsesPath ? {} : undefined;
-}
+export const routes: readonly SurfacePath[] = [{ path: responsesPath, route: {} }];
 
-/** `/v1/responses/…` paths no route serves are answered in this surface's (A's) shape. */
-export function resemblesPath(pathname: string): boolean {
-  return pathname.startsWith(`${responsesPath}/`);
-}
+/** `/v1/responses/…` paths no route serves (stored responses aside) are answered in this surface's (A's) shape. */
+export const unknownPaths: readonly string[] = [`${responsesPath}/*`];
