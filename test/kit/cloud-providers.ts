@@ -11,7 +11,7 @@ import { defaultAzureMockKey, startAzureOpenAIMock } from '../upstream-mocks/azu
 import { startBedrockMock, testCredentials } from '../upstream-mocks/bedrock/index.ts';
 import { startVertexMock } from '../upstream-mocks/vertex/index.ts';
 import { generateServiceAccountKey } from '../upstream-mocks/vertex/oauth.ts';
-import type { MockRequest } from '../upstream-mocks/kit-b/server.ts';
+import type { MockRequest } from '../upstream-mocks/kit/server.ts';
 import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { writeTempConfig } from './e2e.ts';
 import { startTestGateway, type TestGateway } from './test-gateway.ts';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { MockUpstream } from '../../../test/upstream-mocks/kit/mock-server.ts';
+import type { MockUpstream } from '../../../test/upstream-mocks/kit/server.ts';
 import {
   defaultAzureEntraToken,
   defaultAzureMockKey,

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { foldStream } from '../../ir/fold-stream.ts';
 import { checkStreamEvents } from '../../ir/check-stream-events.ts';
 import type { ChatResponse, StreamEvent } from '../../ir/index.ts';
-import type { MockUpstream } from '../../../test/upstream-mocks/kit-b/server.ts';
+import type { MockUpstream } from '../../../test/upstream-mocks/kit/server.ts';
 import { startBedrockMock, testCredentials } from '../../../test/upstream-mocks/bedrock/index.ts';
 import type { UpstreamTransport } from '../../upstream/transport.ts';
 import type { ProviderSettings } from '../provider.ts';

@@ -7,12 +7,13 @@
 import type { ServerResponse } from 'node:http';
 import {
   headerValue,
-  sendJson,
-  startMockServer,
   type MockRequest,
   type MockUpstream,
-} from '../kit/mock-server.ts';
-import { PromptPrefixCache, requestedFailure } from '../kit/tokens.ts';
+  requestedFailure,
+  sendJson,
+  startMockServer,
+} from '../kit/server.ts';
+import { PromptPrefixCache } from '../kit/text.ts';
 import { answerChatCompletion } from '../openai/chat-route.ts';
 import { contentText, userContents } from '../openai/conversation.ts';
 import { objectBody } from '../openai/mock.ts';
@@ -138,7 +139,7 @@ export function startAzureOpenAIMock(options: AzureOpenAIMockOptions = {}): Prom
         );
         return;
       }
-      const failure = requestedFailure(headerValue(request.headers, 'x-mock-fail'));
+      const failure = requestedFailure(request.headers);
       if (failure !== undefined) {
         sendInjectedFailure(response, failure, searchParams.get('api-version'));
         return;

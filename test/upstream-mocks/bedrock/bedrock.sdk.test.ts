@@ -21,7 +21,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import type { MockUpstream } from '../kit-b/server.ts';
+import type { MockUpstream } from '../kit/server.ts';
 import { countableModels, unsupportedModelMessage } from './count-tokens.ts';
 import { startBedrockMock, testCredentials } from './index.ts';
 

@@ -9,7 +9,7 @@
  */
 import { countInputTokens } from '../anthropic/answers.ts';
 import type { MessagesRequest } from '../anthropic/validate.ts';
-import { countTokens } from '../kit-b/text.ts';
+import { countTokens } from '../kit/text.ts';
 import { converseProblem } from './converse.ts';
 import { invokeProblem } from './invoke-rules.ts';
 

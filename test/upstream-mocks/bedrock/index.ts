@@ -12,13 +12,13 @@ import { randomUUID } from 'node:crypto';
 import { anthropicStreamEvents, buildAnthropicMessage } from '../anthropic/answers.ts';
 import type { MessagesRequest } from '../anthropic/validate.ts';
 import {
-  injectedFailure,
+  requestedFailure,
   sendJson,
-  startLoopbackServer,
+  startMockServer,
   type MockRequest,
   type MockUpstream,
-} from '../kit-b/server.ts';
-import { PrefixCache } from '../kit-b/text.ts';
+} from '../kit/server.ts';
+import { PrefixCache } from '../kit/text.ts';
 import { buildConverseAnswer, converseProblem, converseStreamEvents } from './converse.ts';
 import { eventFrame, exceptionFrame, padding, startEventStream } from './event-stream.ts';
 import { countTokensAnswer } from './count-tokens.ts';
@@ -27,6 +27,8 @@ import { checkSignature, type AwsTestCredentials } from './sigv4.ts';
 
 export interface BedrockMockOptions {
   region?: string;
+  /** A fixed port (a mock run by hand); a free one when absent. */
+  port?: number | undefined;
   credentials?: AwsTestCredentials;
   /** A Bedrock API key accepted as `Authorization: Bearer …`. */
   apiKey?: string;
@@ -80,7 +82,7 @@ const routePattern =
 async function authenticate(
   request: MockRequest,
   response: ServerResponse,
-  options: Required<BedrockMockOptions>,
+  options: Required<Omit<BedrockMockOptions, 'port'>>,
 ): Promise<boolean> {
   const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '');
   if (bearer !== null) {
@@ -180,62 +182,70 @@ function answerConverse(
 }
 
 export async function startBedrockMock(options: BedrockMockOptions = {}): Promise<MockUpstream> {
-  const settings: Required<BedrockMockOptions> = {
+  const settings: Required<Omit<BedrockMockOptions, 'port'>> = {
     region: options.region ?? 'us-east-1',
     credentials: options.credentials ?? testCredentials,
     apiKey: options.apiKey ?? 'ABSKbW9jay1iZWRyb2NrLWFwaS1rZXk=',
   };
   const cache = new PrefixCache();
-  return startLoopbackServer(async (request, response) => {
-    if (!(await authenticate(request, response, settings))) return;
-    const route = request.method === 'POST' ? routePattern.exec(request.url.pathname) : null;
-    if (route === null) {
-      sendBedrockError(response, 404, 'UnknownOperationException', 'Unknown operation');
-      return;
-    }
-    const failure = injectedFailure(request.headers);
-    if (failure !== undefined) {
-      const exception =
-        request.headers['x-mock-exception'] ?? exceptionByStatus[failure] ?? 'InternalServerException';
-      sendBedrockError(response, failure, exception, injectedMessages[exception] ?? 'Internal server error');
-      return;
-    }
-    const model = decodeURIComponent(route[1] ?? '');
-    const operation = route[2] ?? '';
-    const stream = operation.endsWith('-stream');
-    if (request.jsonError !== undefined) {
-      sendBedrockError(
-        response,
-        400,
-        'ValidationException',
-        'Malformed input request, please reformat your input and try again.',
-      );
-      return;
-    }
-    if (operation === 'count-tokens') {
-      const counted = countTokensAnswer(request.body, model);
-      if ('problem' in counted) sendBedrockError(response, 400, 'ValidationException', counted.problem);
-      else sendJson(response, 200, counted, { 'x-amzn-requestid': randomUUID() });
-      return;
-    }
-    if (operation.startsWith('invoke')) {
-      if (!anthropicModel.test(model)) {
-        sendBedrockError(response, 400, 'ValidationException', 'The provided model identifier is invalid.');
+  return startMockServer(
+    async (request, response) => {
+      if (!(await authenticate(request, response, settings))) return;
+      const route = request.method === 'POST' ? routePattern.exec(request.url.pathname) : null;
+      if (route === null) {
+        sendBedrockError(response, 404, 'UnknownOperationException', 'Unknown operation');
         return;
       }
-      const problem = invokeProblem(request.body, model);
+      const failure = requestedFailure(request.headers);
+      if (failure !== undefined) {
+        const exception =
+          request.headers['x-mock-exception'] ?? exceptionByStatus[failure] ?? 'InternalServerException';
+        sendBedrockError(
+          response,
+          failure,
+          exception,
+          injectedMessages[exception] ?? 'Internal server error',
+        );
+        return;
+      }
+      const model = decodeURIComponent(route[1] ?? '');
+      const operation = route[2] ?? '';
+      const stream = operation.endsWith('-stream');
+      if (request.jsonError !== undefined) {
+        sendBedrockError(
+          response,
+          400,
+          'ValidationException',
+          'Malformed input request, please reformat your input and try again.',
+        );
+        return;
+      }
+      if (operation === 'count-tokens') {
+        const counted = countTokensAnswer(request.body, model);
+        if ('problem' in counted) sendBedrockError(response, 400, 'ValidationException', counted.problem);
+        else sendJson(response, 200, counted, { 'x-amzn-requestid': randomUUID() });
+        return;
+      }
+      if (operation.startsWith('invoke')) {
+        if (!anthropicModel.test(model)) {
+          sendBedrockError(response, 400, 'ValidationException', 'The provided model identifier is invalid.');
+          return;
+        }
+        const problem = invokeProblem(request.body, model);
+        if (problem !== undefined) {
+          sendBedrockError(response, 400, 'ValidationException', problem);
+          return;
+        }
+        answerInvoke(response, request, model, stream, cache);
+        return;
+      }
+      const problem = converseProblem(request.body);
       if (problem !== undefined) {
         sendBedrockError(response, 400, 'ValidationException', problem);
         return;
       }
-      answerInvoke(response, request, model, stream, cache);
-      return;
-    }
-    const problem = converseProblem(request.body);
-    if (problem !== undefined) {
-      sendBedrockError(response, 400, 'ValidationException', problem);
-      return;
-    }
-    answerConverse(response, request, model, stream, cache);
-  });
+      answerConverse(response, request, model, stream, cache);
+    },
+    { port: options.port },
+  );
 }
