@@ -257,6 +257,16 @@ test('settings: baseUrl required, apiVersion checked, a partial client secret na
       }),
     /credentials: a client secret credential also needs clientId/,
   );
+  assert.throws(
+    () =>
+      azureOpenAIPreset({
+        name: 'az',
+        preset: 'azure-openai',
+        baseUrl: 'https://r.openai.azure.com',
+        credentials: { disableInstanceDiscovery: 'yes' },
+      }),
+    /providers\.az\.credentials\.disableInstanceDiscovery: "true" or "false"/,
+  );
   const entra = azureOpenAIPreset({
     name: 'az',
     preset: 'azure-openai',

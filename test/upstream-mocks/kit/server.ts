@@ -4,7 +4,8 @@
  * body), every request recorded (method, path with query, headers, parsed body) so a test can
  * assert what a client really sent, and small helpers to answer JSON and read what was sent.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordedRequest {
@@ -70,6 +71,8 @@ function parseBody(rawBody: string, contentType: string): { body: unknown; jsonE
 export interface MockServerOptions {
   /** A fixed port (a mock run by hand); a free one when absent or 0. */
   port?: number | undefined;
+  /** Serve HTTPS with this certificate (a vendor library that refuses plain HTTP): `loopback-certificate.ts`. */
+  tls?: { key: string; cert: string } | undefined;
 }
 
 export async function startMockServer(
@@ -77,7 +80,7 @@ export async function startMockServer(
   options: MockServerOptions = {},
 ): Promise<MockUpstream> {
   const requests: RecordedRequest[] = [];
-  const server = createServer((message, response) => {
+  const listener: RequestListener = (message, response) => {
     void (async () => {
       const rawBody = await readBody(message);
       if (rawBody === undefined) {
@@ -103,11 +106,12 @@ export async function startMockServer(
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
       response.end(`mock failure: ${error instanceof Error ? error.message : String(error)}`);
     });
-  });
+  };
+  const server = options.tls === undefined ? createServer(listener) : createTlsServer(options.tls, listener);
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
     requests,
     close: () =>
       new Promise<void>((resolve, reject) => {
