@@ -2,9 +2,8 @@
  * The Bedrock mock as the official SDKs see it: @aws-sdk/client-bedrock-runtime (SigV4 by its own
  * signer, its own event-stream parser) calls InvokeModel, InvokeModelWithResponseStream, Converse
  * and ConverseStream and reads the answers; what the mock refuses surfaces as the SDK's typed
- * exceptions. CountTokens counts an InvokeModel body or a Converse input for the models AWS
- * counts, and refuses the others as Bedrock does. @anthropic-ai/bedrock-sdk sends a Messages call
- * through InvokeModel.
+ * exceptions (CountTokens: `count-tokens.sdk.test.ts`). @anthropic-ai/bedrock-sdk sends a
+ * Messages call through InvokeModel.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -13,7 +12,6 @@ import {
   BedrockRuntimeClient,
   ConverseCommand,
   ConverseStreamCommand,
-  CountTokensCommand,
   InvokeModelCommand,
   InvokeModelWithResponseStreamCommand,
   ThrottlingException,
@@ -22,7 +20,6 @@ import {
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { MockUpstream } from '../kit/server.ts';
-import { countableModels, unsupportedModelMessage } from './count-tokens.ts';
 import { startBedrockMock, testCredentials } from './index.ts';
 
 let mock: MockUpstream;
@@ -249,70 +246,4 @@ test('unsigned, stale and bearer requests: AWS’s refusals, a configured API ke
     headers: { authorization: 'Bearer ABSK-wrong' },
   });
   assert.equal(badKey.status, 403);
-});
-
-const countable = 'anthropic.claude-sonnet-4-20250514-v1:0';
-
-test('CountTokens counts an InvokeModel body (sent base64) and a Converse input', async () => {
-  assert.ok(countableModels.includes(countable));
-  const invoked = await client().send(
-    new CountTokensCommand({ modelId: countable, input: { invokeModel: { body: invokeBody() } } }),
-  );
-  assert.equal(typeof invoked.inputTokens, 'number');
-  assert.ok((invoked.inputTokens ?? 0) > 0);
-  const sent = mock.requests.at(-1);
-  assert.ok(sent);
-  assert.equal(sent.path, `/model/${encodeURIComponent(countable)}/count-tokens`);
-  const wire = (sent.body as { input: { invokeModel: { body: string } } }).input.invokeModel.body;
-  assert.equal(
-    JSON.parse(Buffer.from(wire, 'base64').toString('utf8')).anthropic_version,
-    'bedrock-2023-05-31',
-  );
-  const conversed = await client().send(
-    new CountTokensCommand({
-      modelId: `arn:aws:bedrock:us-east-1::foundation-model/${countable}`,
-      input: {
-        converse: {
-          system: [{ text: 'Be brief.' }],
-          messages: [{ role: 'user', content: [{ text: 'How many tokens is this?' }] }],
-        },
-      },
-    }),
-  );
-  assert.ok((conversed.inputTokens ?? 0) > 0);
-});
-
-test('CountTokens refuses models it does not count and bodies InvokeModel would refuse', async () => {
-  for (const modelId of [nova, claude, 'meta.llama3-70b-instruct-v1:0'])
-    await assert.rejects(
-      client().send(new CountTokensCommand({ modelId, input: { invokeModel: { body: invokeBody() } } })),
-      (error: unknown) => error instanceof ValidationException && error.message === unsupportedModelMessage,
-      modelId,
-    );
-  await assert.rejects(
-    client().send(
-      new CountTokensCommand({
-        modelId: countable,
-        input: { invokeModel: { body: invokeBody({ model: countable }) } },
-      }),
-    ),
-    (error: unknown) =>
-      error instanceof ValidationException && /extraneous key \[model\]/.test(error.message),
-  );
-  await assert.rejects(
-    client().send(
-      new CountTokensCommand({
-        modelId: countable,
-        input: { converse: { messages: [{ role: 'assistant', content: [{ text: 'x' }] }] } },
-      }),
-    ),
-    (error: unknown) =>
-      error instanceof ValidationException && /must start with a user message/.test(error.message),
-  );
-  await assert.rejects(
-    client({ ...testCredentials, secretAccessKey: 'wrong' }).send(
-      new CountTokensCommand({ modelId: countable, input: { invokeModel: { body: invokeBody() } } }),
-    ),
-    (error: unknown) => error instanceof Error && error.name === 'InvalidSignatureException',
-  );
 });
