@@ -14,6 +14,7 @@ import OpenAI from 'openai';
 import {
   alternativeModels,
   azureDatedVersion,
+  bedrockCountableModel,
   cloudModels,
   refusedModels,
   startCloudGateway,
@@ -146,7 +147,7 @@ test('Anthropic cache reads on Vertex and Bedrock reach the B client and the led
   }
 });
 
-test('count-tokens: Vertex counts at its own endpoints; Bedrock and Azure are estimated', async () => {
+test('count-tokens: Vertex and Bedrock count at their own endpoints; what they cannot count is estimated', async () => {
   const { url, key } = cloud.gateway;
   const messages = [{ role: 'user', content: 'How many tokens is this?' }];
   const contents = [{ role: 'user', parts: [{ text: 'How many tokens is this?' }] }];
@@ -166,15 +167,37 @@ test('count-tokens: Vertex counts at its own endpoints; Bedrock and Azure are es
   assert.equal(gemini.status, 200, gemini.text);
   assert.equal(gemini.headers.get('x-modelgate-token-count'), 'upstream');
   assert.match(cloud.received.vertex.at(-1)?.path ?? '', /\/models\/gemini-2\.5-flash:countTokens$/);
-  // Bedrock's InvokeModel and Azure's chat completions have no count endpoint the gateway calls.
+  // Bedrock's CountTokens, asked about the foundation model behind the inference profile.
+  const bedrock = await post(url, '/v1/messages/count_tokens', betaAuth(key), {
+    model: bedrockCountableModel,
+    messages,
+  });
+  assert.equal(bedrock.status, 200, bedrock.text);
+  assert.equal(bedrock.headers.get('x-modelgate-token-count'), 'upstream');
+  assert.equal(
+    cloud.received.bedrock.at(-1)?.path,
+    `/model/${encodeURIComponent('anthropic.claude-sonnet-4-20250514-v1:0')}/count-tokens`,
+  );
+  assert.deepEqual(
+    JSON.parse(bedrock.text),
+    JSON.parse(claude.text),
+    'the Messages count of the same prompt',
+  );
+  // A Claude model CountTokens refuses is asked once, then estimated; Converse models (not
+  // counted by AWS) and Azure (no count endpoint) are estimated without a call.
   const sent = cloud.received.bedrock.length + cloud.received.azure.length;
-  for (const model of [cloudModels.bedrockClaude, cloudModels.bedrockConverse, cloudModels.azure]) {
+  for (const model of [
+    cloudModels.bedrockClaude,
+    cloudModels.bedrockClaude,
+    cloudModels.bedrockConverse,
+    cloudModels.azure,
+  ]) {
     const estimated = await post(url, '/v1/messages/count_tokens', betaAuth(key), { model, messages });
     assert.equal(estimated.status, 200, estimated.text);
     assert.equal(estimated.headers.get('x-modelgate-token-count'), 'estimate', model);
     assert.ok((JSON.parse(estimated.text) as { input_tokens: number }).input_tokens > 0);
   }
-  assert.equal(cloud.received.bedrock.length + cloud.received.azure.length, sent);
+  assert.equal(cloud.received.bedrock.length + cloud.received.azure.length, sent + 1);
 });
 
 test('a cloud refusing the gateway’s credentials is a 502 in the caller’s family shape, no secret in it', async () => {

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startBedrockMock } from '../upstream-mocks/bedrock/index.ts';
-import type { MockUpstream } from '../upstream-mocks/kit-b/server.ts';
+import type { MockUpstream } from '../upstream-mocks/kit/server.ts';
 import { alphaAuth, betaAuth, gammaAuth, gammaPath, post, sseJson, writeTempConfig } from '../kit/e2e.ts';
 import { startTestGateway, type TestGateway } from '../kit/test-gateway.ts';
 

@@ -11,7 +11,7 @@ import { defaultAzureMockKey, startAzureOpenAIMock } from '../upstream-mocks/azu
 import { startBedrockMock, testCredentials } from '../upstream-mocks/bedrock/index.ts';
 import { startVertexMock } from '../upstream-mocks/vertex/index.ts';
 import { generateServiceAccountKey } from '../upstream-mocks/vertex/oauth.ts';
-import type { MockRequest } from '../upstream-mocks/kit-b/server.ts';
+import type { MockRequest } from '../upstream-mocks/kit/server.ts';
 import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { writeTempConfig } from './e2e.ts';
 import { startTestGateway, type TestGateway } from './test-gateway.ts';
@@ -32,6 +32,8 @@ export const alternativeModels = {
   bedrockApiKey: 'via-bedrock-api-key',
   azureDated: 'via-azure-dated',
 } as const;
+/** A Claude model Bedrock's CountTokens counts (cloudModels.bedrockClaude is one it does not). */
+export const bedrockCountableModel = 'via-bedrock-claude-sonnet-4';
 export const bedrockApiKey = 'ABSKbW9jay1iZWRyb2NrLWFwaS1rZXktZTJl';
 export const azureDatedVersion = '2024-10-21';
 
@@ -141,6 +143,11 @@ models:${model(cloudModels.azure, 'alpha', 'chat-prod', 'azure-east')}${model(
       'alpha',
       'meta.llama3-3-70b-instruct-v1:0',
       'bedrock-api-key',
+    )}${model(
+      bedrockCountableModel,
+      'beta',
+      'us.anthropic.claude-sonnet-4-20250514-v1:0',
+      'bedrock-us',
     )}${model(refusedModels.vertex, 'gamma', 'gemini-2.5-flash', 'vertex-refused')}${model(
       refusedModels.bedrock,
       'beta',

@@ -92,7 +92,7 @@ models:${model(providerModels.openai, 'alpha', 'gpt-4o-mini', 'my-openai')}${mod
   return {
     gateway,
     received: {
-      openai: openai.requests as VendorGateway['received']['openai'],
+      openai: openai.requests,
       anthropic: anthropic.requests,
       gemini: gemini.requests,
     },

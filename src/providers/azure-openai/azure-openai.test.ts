@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { MockUpstream } from '../../../test/upstream-mocks/kit/mock-server.ts';
+import type { MockUpstream } from '../../../test/upstream-mocks/kit/server.ts';
 import {
   defaultAzureEntraToken,
   defaultAzureMockKey,
@@ -256,6 +256,16 @@ test('settings: baseUrl required, apiVersion checked, a partial client secret na
         credentials: { tenantId: 't', clientSecret: 's' },
       }),
     /credentials: a client secret credential also needs clientId/,
+  );
+  assert.throws(
+    () =>
+      azureOpenAIPreset({
+        name: 'az',
+        preset: 'azure-openai',
+        baseUrl: 'https://r.openai.azure.com',
+        credentials: { disableInstanceDiscovery: 'yes' },
+      }),
+    /providers\.az\.credentials\.disableInstanceDiscovery: "true" or "false"/,
   );
   const entra = azureOpenAIPreset({
     name: 'az',

@@ -19,6 +19,11 @@ export interface EntraSettings {
   readonly clientSecret?: string | undefined;
   /** A sovereign cloud's (or a test's) authority instead of login.microsoftonline.com. */
   readonly authorityHost?: string | undefined;
+  /**
+   * `"true"`: trust `authorityHost` without asking login.microsoftonline.com's instance discovery
+   * about it (an authority Microsoft's list does not know: Azure Stack Hub, a private cloud).
+   */
+  readonly disableInstanceDiscovery?: string | undefined;
 }
 
 /** Throws naming the missing field when the client-secret settings are given only in part. */
@@ -29,11 +34,19 @@ export function checkEntraSettings(settings: EntraSettings, prefix: string): voi
     const missing = fields.filter((field) => settings[field] === undefined).join(', ');
     throw new Error(`${prefix}.credentials: a client secret credential also needs ${missing}`);
   }
+  const discovery = settings.disableInstanceDiscovery;
+  if (discovery !== undefined && discovery !== 'true' && discovery !== 'false')
+    throw new Error(
+      `${prefix}.credentials.disableInstanceDiscovery: "true" or "false", not ${JSON.stringify(discovery)}`,
+    );
 }
 
 async function entraCredential(settings: EntraSettings): Promise<EntraTokenCredential> {
   const identity = await import('@azure/identity');
-  const options = settings.authorityHost === undefined ? {} : { authorityHost: settings.authorityHost };
+  const options = {
+    ...(settings.authorityHost === undefined ? {} : { authorityHost: settings.authorityHost }),
+    ...(settings.disableInstanceDiscovery === 'true' ? { disableInstanceDiscovery: true } : {}),
+  };
   const { tenantId, clientId, clientSecret } = settings;
   if (tenantId !== undefined && clientId !== undefined && clientSecret !== undefined)
     return new identity.ClientSecretCredential(tenantId, clientId, clientSecret, options);

@@ -5,6 +5,7 @@
  * credentials files with profiles, web identity, container and instance roles). The AWS libraries
  * are imported here, on first use, so a gateway without a Bedrock provider never loads them.
  */
+import { GatewayError } from '../../ir/index.ts';
 import type { ProviderSettings } from '../provider.ts';
 
 /** Adds the credential to the headers of a request about to be sent to `url` with `body`. */
@@ -70,4 +71,20 @@ export async function sigV4Authorizer(
       return rest;
     },
   };
+}
+
+/** Signed headers; credentials the chain cannot find are the operator's problem, said without detail. */
+export async function authorizeRequest(
+  authorizer: Promise<BedrockAuthorizer>,
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+): Promise<Record<string, string>> {
+  try {
+    return await (await authorizer).authorize(url, headers, body);
+  } catch (error) {
+    throw new GatewayError('upstream', 'the gateway could not load its AWS credentials for Bedrock', {
+      cause: error,
+    });
+  }
 }

@@ -9,9 +9,11 @@ import { after, before, describe, test } from 'node:test';
 import { foldStream } from '../../ir/fold-stream.ts';
 import { checkStreamEvents } from '../../ir/check-stream-events.ts';
 import type { ChatResponse, StreamEvent } from '../../ir/index.ts';
-import type { MockUpstream } from '../../../test/upstream-mocks/kit-b/server.ts';
+import type { MockUpstream } from '../../../test/upstream-mocks/kit/server.ts';
 import { startBedrockMock, testCredentials } from '../../../test/upstream-mocks/bedrock/index.ts';
+import type { UpstreamTransport } from '../../upstream/transport.ts';
 import type { ProviderSettings } from '../provider.ts';
+import { tokenCounting } from '../../surfaces/beta/count-tokens.ts';
 import { bedrockPreset } from './index.ts';
 import { call, http, request, weatherTool, type Outcome } from './test-kit.ts';
 
@@ -213,4 +215,79 @@ test('wrong static credentials or region are refused as the gateway’s own cred
   assert.deepEqual(failure(await call(bedrockPreset(wrongSecret), nova, request('x'))).status, 403);
   const wrongRegion = { ...settings, region: 'eu-west-1' };
   assert.deepEqual(failure(await call(bedrockPreset(wrongRegion), nova, request('x'))).status, 403);
+});
+
+/** A B count-tokens request for `model`, as the gateway sends it to a B deployment (one transport per provider). */
+async function count(
+  provider: { baseUrl: string; transport: UpstreamTransport },
+  model: string,
+  body: Record<string, unknown>,
+): Promise<{ status: number; json: unknown }> {
+  const upstream = tokenCounting.encodeUpstreamRequest(
+    { model: 'client-name', ...body },
+    request('x'),
+    { baseUrl: provider.baseUrl, apiKey: undefined, model },
+    { 'anthropic-version': '2023-06-01' },
+  );
+  const response = await provider.transport.send(provider.baseUrl, upstream, new AbortController().signal);
+  return { status: response.status, json: JSON.parse(await response.text()) };
+}
+
+describe('count-tokens through CountTokens', () => {
+  const counter = () => {
+    const provider = bedrockPreset(settings);
+    return { baseUrl: provider.baseUrl, transport: provider.transport(http) };
+  };
+  const messages = [{ role: 'user', content: 'How many tokens are in this sentence?' }];
+
+  test('an inference profile is counted as its foundation model, the count read as B’s', async () => {
+    const counted = await count(counter(), 'us.anthropic.claude-sonnet-4-20250514-v1:0', {
+      system: 'Be brief.',
+      messages,
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+    });
+    assert.equal(counted.status, 200);
+    const sent = mock.requests.at(-1);
+    assert.ok(sent);
+    assert.equal(
+      sent.path,
+      `/model/${encodeURIComponent('anthropic.claude-sonnet-4-20250514-v1:0')}/count-tokens`,
+    );
+    const input = (sent.body as { input: { invokeModel: { body: string } } }).input;
+    const invoke = JSON.parse(Buffer.from(input.invokeModel.body, 'base64').toString('utf8')) as Record<
+      string,
+      unknown
+    >;
+    assert.equal(invoke.anthropic_version, 'bedrock-2023-05-31');
+    assert.equal(invoke.max_tokens, 2049);
+    assert.equal('model' in invoke, false);
+    assert.match(sent.headers.authorization ?? '', /^AWS4-HMAC-SHA256 /);
+    const tokens = (counted.json as { input_tokens: number }).input_tokens;
+    assert.ok(Number.isSafeInteger(tokens) && tokens > 0);
+  });
+
+  test('a body InvokeModel refuses is a 400 in B’s error shape', async () => {
+    const counted = await count(counter(), 'anthropic.claude-3-7-sonnet-20250219-v1:0', {
+      messages,
+      not_a_field: true,
+    });
+    assert.equal(counted.status, 400);
+    assert.equal((counted.json as { error: { type: string } }).error.type, 'invalid_request_error');
+  });
+
+  test('models Bedrock does not count are refused to the gateway (which estimates), asked once', async () => {
+    const provider = counter();
+    const before = mock.requests.length;
+    await assert.rejects(count(provider, claude, { messages }), /does not count tokens/);
+    assert.equal(mock.requests.length, before + 1, 'asked once');
+    await assert.rejects(count(provider, claude, { messages }), /does not count tokens/);
+    await assert.rejects(count(provider, nova, { messages }), /does not count tokens/);
+    await assert.rejects(
+      count(provider, 'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123', {
+        messages,
+      }),
+      /does not count tokens/,
+    );
+    assert.equal(mock.requests.length, before + 1, 'remembered, and never asked for the others');
+  });
 });

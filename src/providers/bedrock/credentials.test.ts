@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
-import type { MockUpstream } from '../../../test/upstream-mocks/kit-b/server.ts';
+import type { MockUpstream } from '../../../test/upstream-mocks/kit/server.ts';
 import { startBedrockMock, testCredentials } from '../../../test/upstream-mocks/bedrock/index.ts';
 import { GatewayError } from '../../ir/index.ts';
 import { bedrockPreset } from './index.ts';

@@ -30,6 +30,11 @@ export function invokeHeaders(headers: Readonly<Record<string, string>>): Record
 }
 
 export function invokeBody(body: string, betaFeatures: string | undefined): string {
+  return JSON.stringify(invokeFields(body, betaFeatures));
+}
+
+/** The InvokeModel body as an object (CountTokens wraps it: `count-tokens.ts`). */
+export function invokeFields(body: string, betaFeatures: string | undefined): JsonObject {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -45,5 +50,5 @@ export function invokeBody(body: string, betaFeatures: string | undefined): stri
     .map((feature) => feature.trim())
     .filter((feature) => feature !== '');
   if (features.length > 0) invoke.anthropic_beta = features;
-  return JSON.stringify(invoke);
+  return invoke;
 }

@@ -5,10 +5,11 @@
  * The binary event stream of a 2xx streamed answer is re-framed as SSE (`event-stream.ts`).
  */
 import type { HeaderMap, UpstreamCall, UpstreamRequest } from '../../codecs/codec.ts';
-import { GatewayError, isJsonObject } from '../../ir/index.ts';
+import { isJsonObject } from '../../ir/index.ts';
 import type { UpstreamResponse, UpstreamTransport } from '../../upstream/transport.ts';
-import type { BedrockAuthorizer } from './auth.ts';
-import { betaErrorBody, exceptionName, statusForException } from './errors.ts';
+import { errorAnswer } from './answers.ts';
+import { authorizeRequest, type BedrockAuthorizer } from './auth.ts';
+import { countTokens } from './count-tokens.ts';
 import { EventStreamToSse, type StreamFraming } from './event-stream.ts';
 import { invokeBody, invokeHeaders, invokePath } from './invoke.ts';
 
@@ -75,41 +76,6 @@ async function* reframed(
   }
 }
 
-/** A body already read, as the one chunk it is. */
-function oneChunk(text: string): AsyncIterable<string> {
-  return {
-    [Symbol.asyncIterator]: () => {
-      let done = false;
-      return {
-        next: () => {
-          const result: IteratorResult<string> = done
-            ? { done: true, value: undefined }
-            : { done: false, value: text };
-          done = true;
-          return Promise.resolve(result);
-        },
-      };
-    },
-  };
-}
-
-/**
- * An error answer under the status Bedrock's exception stands for, its body (small, already capped
- * by the HTTP transport) read now and, for InvokeModel, put in B's error shape for the B codec.
- */
-async function errorResponse(response: UpstreamResponse, framing: StreamFraming): Promise<UpstreamResponse> {
-  const status = statusForException(exceptionName(response.headers['x-amzn-errortype']), response.status);
-  const raw = await response.text();
-  const text = framing === 'invoke' ? betaErrorBody(raw, status) : raw;
-  return {
-    status,
-    headers: { ...response.headers, 'content-type': 'application/json' },
-    body: oneChunk(text),
-    text: () => Promise.resolve(text),
-    cancel: () => undefined,
-  };
-}
-
 function sseResponse(response: UpstreamResponse, reframer: EventStreamToSse): UpstreamResponse {
   const body = reframed(response.body, reframer);
   return {
@@ -127,33 +93,25 @@ function sseResponse(response: UpstreamResponse, reframer: EventStreamToSse): Up
   };
 }
 
-/** Signed headers; credentials the chain cannot find are the operator's problem, said without detail. */
-async function authorize(
-  authorizer: Promise<BedrockAuthorizer>,
-  url: URL,
-  headers: Record<string, string>,
-  body: string,
-): Promise<Record<string, string>> {
-  try {
-    return await (await authorizer).authorize(url, headers, body);
-  } catch (error) {
-    throw new GatewayError('upstream', 'the gateway could not load its AWS credentials for Bedrock', {
-      cause: error,
-    });
-  }
-}
-
 export function bedrockTransport(http: UpstreamTransport, parts: BedrockTransportParts): UpstreamTransport {
+  /** Models whose count CountTokens refused: counted locally from then on, without a round trip. */
+  const unsupported = new Set<string>();
   return {
     async send(baseUrl, request, signal) {
       const call = callOf(request);
       if (call.operation === 'count-tokens')
-        throw new GatewayError('invalid_request', 'token counting is not available for Bedrock models');
+        return countTokens(http, baseUrl, {
+          request,
+          call,
+          signal,
+          authorizer: parts.authorizer,
+          unsupported,
+        });
       const { framing, path, headers, body } = bedrockRequest(request, call);
       headers.accept = call.stream ? 'application/vnd.amazon.eventstream' : 'application/json';
-      const authorized = await authorize(parts.authorizer, new URL(baseUrl + path), headers, body);
+      const authorized = await authorizeRequest(parts.authorizer, new URL(baseUrl + path), headers, body);
       const response = await http.send(baseUrl, { ...request, path, headers: authorized, body }, signal);
-      if (response.status >= 400) return errorResponse(response, framing);
+      if (response.status >= 400) return errorAnswer(response, await response.text(), framing);
       const contentType = firstHeader(response.headers, 'content-type') ?? '';
       if (!call.stream || !contentType.includes('vnd.amazon.eventstream')) return response;
       const createReframer = await parts.reframer;

@@ -16,7 +16,7 @@ import {
   randomId,
   requestedToolName,
   splitInPieces,
-} from '../kit-b/text.ts';
+} from '../kit/text.ts';
 import type { MessageContentBlock, MessagesRequest } from './validate.ts';
 
 export type AnthropicContent =

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import AnthropicZero from 'anthropic-sdk-0';
-import type { MockUpstream } from '../kit-b/server.ts';
+import type { MockUpstream } from '../kit/server.ts';
 import { publishedVersions, startAnthropicMock } from './index.ts';
 
 const apiKey = 'sk-ant-test-key';

@@ -5,14 +5,14 @@
  */
 import type { ServerResponse } from 'node:http';
 import {
-  injectedFailure,
+  requestedFailure,
   sendJson,
-  startLoopbackServer,
+  startMockServer,
   type MockRequest,
   type MockUpstream,
-} from '../kit-b/server.ts';
-import { startEventStream, writeNamedEvent } from '../kit-b/sse.ts';
-import { PrefixCache, randomId } from '../kit-b/text.ts';
+} from '../kit/server.ts';
+import { startSse, writeNamedEvent } from '../kit/sse.ts';
+import { PrefixCache, randomId } from '../kit/text.ts';
 import {
   anthropicErrorBody,
   anthropicStreamEvents,
@@ -29,6 +29,8 @@ import {
 
 export interface AnthropicMockOptions {
   apiKey?: string;
+  /** A fixed port (a mock run by hand); a free one when absent. */
+  port?: number | undefined;
 }
 
 /**
@@ -114,7 +116,7 @@ export function answerMessages(
     sendJson(response, 200, message, headers);
     return;
   }
-  startEventStream(response, headers);
+  startSse(response, headers);
   for (const { event, data } of anthropicStreamEvents(message)) writeNamedEvent(response, event, data);
   response.end();
 }
@@ -122,77 +124,80 @@ export function answerMessages(
 export async function startAnthropicMock(options: AnthropicMockOptions = {}): Promise<MockUpstream> {
   const apiKey = options.apiKey ?? 'sk-ant-mock-key';
   const cache = new PrefixCache();
-  return startLoopbackServer((request: MockRequest, response) => {
-    const key = presentedKey(request.headers);
-    if (key === undefined) {
-      sendAnthropicError(response, 401, 'x-api-key header is required');
-      return;
-    }
-    if (key !== apiKey) {
-      sendAnthropicError(response, 401, 'invalid x-api-key');
-      return;
-    }
-    const version = request.headers['anthropic-version'];
-    if (version === undefined) {
-      sendAnthropicError(response, 400, 'anthropic-version: header is required');
-      return;
-    }
-    if (!publishedVersions.has(version)) {
-      sendAnthropicError(response, 400, `anthropic-version: invalid version "${version}"`);
-      return;
-    }
-    const failure = injectedFailure(request.headers);
-    if (failure !== undefined) {
-      sendAnthropicError(response, failure, injectedFailureMessage(failure));
-      return;
-    }
-    const route = `${request.method} ${request.url.pathname}`;
-    const headers = {
-      'request-id': randomId('req_011C'),
-      'anthropic-organization-id': '00000000-0000-4000-8000-000000000000',
-      ...rateLimitHeaders(),
-    };
-    if (route === 'GET /v1/models') {
-      const data = anthropicModels.map((model) => ({ type: 'model', ...model }));
-      sendJson(
-        response,
-        200,
-        { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null },
-        headers,
-      );
-      return;
-    }
-    const counting = route === 'POST /v1/messages/count_tokens';
-    if (route !== 'POST /v1/messages' && !counting) {
-      sendAnthropicError(response, 404, 'Not Found');
-      return;
-    }
-    if (request.jsonError !== undefined) {
-      sendAnthropicError(
-        response,
-        400,
-        `There was an error parsing the body of your request: ${request.jsonError}`,
-      );
-      return;
-    }
-    const problem = messagesRequestProblem(request.body, {
-      fields: counting ? countTokensFields : messagesFields,
-      vertex: false,
-      needsMaxTokens: !counting,
-    });
-    if (problem) {
-      sendAnthropicError(response, 400, problem);
-      return;
-    }
-    const body = request.body as MessagesRequest & { model: string };
-    if (!isClaudeModel(body.model)) {
-      sendAnthropicError(response, 404, `model: ${body.model}`);
-      return;
-    }
-    if (counting) {
-      sendJson(response, 200, { input_tokens: countInputTokens(body) }, headers);
-      return;
-    }
-    answerMessages(response, body, body.model, cache, headers);
-  });
+  return startMockServer(
+    (request: MockRequest, response) => {
+      const key = presentedKey(request.headers);
+      if (key === undefined) {
+        sendAnthropicError(response, 401, 'x-api-key header is required');
+        return;
+      }
+      if (key !== apiKey) {
+        sendAnthropicError(response, 401, 'invalid x-api-key');
+        return;
+      }
+      const version = request.headers['anthropic-version'];
+      if (version === undefined) {
+        sendAnthropicError(response, 400, 'anthropic-version: header is required');
+        return;
+      }
+      if (!publishedVersions.has(version)) {
+        sendAnthropicError(response, 400, `anthropic-version: invalid version "${version}"`);
+        return;
+      }
+      const failure = requestedFailure(request.headers);
+      if (failure !== undefined) {
+        sendAnthropicError(response, failure, injectedFailureMessage(failure));
+        return;
+      }
+      const route = `${request.method} ${request.url.pathname}`;
+      const headers = {
+        'request-id': randomId('req_011C'),
+        'anthropic-organization-id': '00000000-0000-4000-8000-000000000000',
+        ...rateLimitHeaders(),
+      };
+      if (route === 'GET /v1/models') {
+        const data = anthropicModels.map((model) => ({ type: 'model', ...model }));
+        sendJson(
+          response,
+          200,
+          { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null },
+          headers,
+        );
+        return;
+      }
+      const counting = route === 'POST /v1/messages/count_tokens';
+      if (route !== 'POST /v1/messages' && !counting) {
+        sendAnthropicError(response, 404, 'Not Found');
+        return;
+      }
+      if (request.jsonError !== undefined) {
+        sendAnthropicError(
+          response,
+          400,
+          `There was an error parsing the body of your request: ${request.jsonError}`,
+        );
+        return;
+      }
+      const problem = messagesRequestProblem(request.body, {
+        fields: counting ? countTokensFields : messagesFields,
+        vertex: false,
+        needsMaxTokens: !counting,
+      });
+      if (problem) {
+        sendAnthropicError(response, 400, problem);
+        return;
+      }
+      const body = request.body as MessagesRequest & { model: string };
+      if (!isClaudeModel(body.model)) {
+        sendAnthropicError(response, 404, `model: ${body.model}`);
+        return;
+      }
+      if (counting) {
+        sendJson(response, 200, { input_tokens: countInputTokens(body) }, headers);
+        return;
+      }
+      answerMessages(response, body, body.model, cache, headers);
+    },
+    { port: options.port },
+  );
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI, { AzureOpenAI } from 'openai';
-import type { MockUpstream } from '../kit/mock-server.ts';
+import type { MockUpstream } from '../kit/server.ts';
 import { outputFilterTrigger, promptFilterTrigger } from './content-filter.ts';
 import { defaultAzureEntraToken, defaultAzureMockKey, startAzureOpenAIMock } from './mock.ts';
 

@@ -7,12 +7,13 @@
 import type { ServerResponse } from 'node:http';
 import {
   headerValue,
-  sendJson,
-  startMockServer,
   type MockRequest,
   type MockUpstream,
-} from '../kit/mock-server.ts';
-import { PromptPrefixCache, requestedFailure } from '../kit/tokens.ts';
+  requestedFailure,
+  sendJson,
+  startMockServer,
+} from '../kit/server.ts';
+import { PromptPrefixCache } from '../kit/text.ts';
 import { answerChatCompletion } from '../openai/chat-route.ts';
 import { contentText, userContents } from '../openai/conversation.ts';
 import { objectBody } from '../openai/mock.ts';
@@ -29,6 +30,8 @@ export interface AzureOpenAIMockOptions {
   apiKey?: string;
   /** The Entra ID access token accepted as `Authorization: Bearer`. */
   entraToken?: string;
+  /** Also accepted: a bearer this says Entra ID issued for Azure OpenAI (`entra-authority.ts`). */
+  verifyEntraToken?: ((token: string) => boolean) | undefined;
   /** Deployment name → underlying model. */
   deployments?: Record<string, string>;
   apiVersions?: readonly string[];
@@ -83,7 +86,8 @@ const resourceNotFound = (response: ServerResponse): void =>
 
 function authorized(
   request: MockRequest,
-  options: Required<Pick<AzureOpenAIMockOptions, 'apiKey' | 'entraToken'>>,
+  options: Required<Pick<AzureOpenAIMockOptions, 'apiKey' | 'entraToken'>> &
+    Pick<AzureOpenAIMockOptions, 'verifyEntraToken'>,
   v1: boolean,
 ): 'ok' | 'key' | 'token' {
   const apiKey = headerValue(request.headers, 'api-key');
@@ -91,6 +95,7 @@ function authorized(
   const bearer = /^Bearer\s+(.+)$/i.exec(headerValue(request.headers, 'authorization') ?? '')?.[1];
   if (bearer === undefined) return 'key';
   if (bearer === options.entraToken || (v1 && bearer === options.apiKey)) return 'ok';
+  if (options.verifyEntraToken?.(bearer) === true) return 'ok';
   return 'token';
 }
 
@@ -98,6 +103,7 @@ export function startAzureOpenAIMock(options: AzureOpenAIMockOptions = {}): Prom
   const credentials = {
     apiKey: options.apiKey ?? defaultAzureMockKey,
     entraToken: options.entraToken ?? defaultAzureEntraToken,
+    verifyEntraToken: options.verifyEntraToken,
   };
   const deployments = options.deployments ?? defaultAzureDeployments;
   const apiVersions = options.apiVersions ?? defaultAzureApiVersions;
@@ -138,7 +144,7 @@ export function startAzureOpenAIMock(options: AzureOpenAIMockOptions = {}): Prom
         );
         return;
       }
-      const failure = requestedFailure(headerValue(request.headers, 'x-mock-fail'));
+      const failure = requestedFailure(request.headers);
       if (failure !== undefined) {
         sendInjectedFailure(response, failure, searchParams.get('api-version'));
         return;

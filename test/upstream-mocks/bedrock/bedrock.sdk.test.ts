@@ -2,7 +2,8 @@
  * The Bedrock mock as the official SDKs see it: @aws-sdk/client-bedrock-runtime (SigV4 by its own
  * signer, its own event-stream parser) calls InvokeModel, InvokeModelWithResponseStream, Converse
  * and ConverseStream and reads the answers; what the mock refuses surfaces as the SDK's typed
- * exceptions. @anthropic-ai/bedrock-sdk sends a Messages call through InvokeModel.
+ * exceptions (CountTokens: `count-tokens.sdk.test.ts`). @anthropic-ai/bedrock-sdk sends a
+ * Messages call through InvokeModel.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -18,7 +19,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import type { MockUpstream } from '../kit-b/server.ts';
+import type { MockUpstream } from '../kit/server.ts';
 import { startBedrockMock, testCredentials } from './index.ts';
 
 let mock: MockUpstream;

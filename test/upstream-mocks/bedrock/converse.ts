@@ -11,7 +11,7 @@ import {
   randomId,
   requestedToolName,
   splitInPieces,
-} from '../kit-b/text.ts';
+} from '../kit/text.ts';
 
 type Json = Record<string, unknown>;
 

@@ -4,27 +4,31 @@
  * Bedrock's body rules (`anthropic_version: "bedrock-2023-05-31"`, no `model`, no `stream`) and its
  * binary event stream (`chunk` events with base64 `bytes`, `amazon-bedrock-invocationMetrics` on
  * `message_stop`), Converse and ConverseStream (`converse.ts`), errors as `{"message"}` with
- * `x-amzn-errortype`. `x-mock-fail: <status>` (with `x-mock-exception: <Name>`) injects a failure;
+ * `x-amzn-errortype`, CountTokens (`count-tokens.ts`). `x-mock-fail: <status>` (with `x-mock-exception: <Name>`) injects a failure;
  * `x-mock-stream-exception: <exceptionType>` ends a stream with that exception after its first event.
  */
 import type { ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { anthropicStreamEvents, buildAnthropicMessage } from '../anthropic/answers.ts';
-import { messagesFields, messagesRequestProblem, type MessagesRequest } from '../anthropic/validate.ts';
+import type { MessagesRequest } from '../anthropic/validate.ts';
 import {
-  injectedFailure,
+  requestedFailure,
   sendJson,
-  startLoopbackServer,
+  startMockServer,
   type MockRequest,
   type MockUpstream,
-} from '../kit-b/server.ts';
-import { PrefixCache } from '../kit-b/text.ts';
+} from '../kit/server.ts';
+import { PrefixCache } from '../kit/text.ts';
 import { buildConverseAnswer, converseProblem, converseStreamEvents } from './converse.ts';
 import { eventFrame, exceptionFrame, padding, startEventStream } from './event-stream.ts';
+import { countTokensAnswer } from './count-tokens.ts';
+import { anthropicModel, invokeProblem } from './invoke-rules.ts';
 import { checkSignature, type AwsTestCredentials } from './sigv4.ts';
 
 export interface BedrockMockOptions {
   region?: string;
+  /** A fixed port (a mock run by hand); a free one when absent. */
+  port?: number | undefined;
   credentials?: AwsTestCredentials;
   /** A Bedrock API key accepted as `Authorization: Bearer …`. */
   apiKey?: string;
@@ -72,33 +76,13 @@ export function sendBedrockError(
   );
 }
 
-const anthropicModel = /^(?:[a-z]{2,6}\.)?anthropic\.claude-[a-z0-9.:-]+$/;
-const routePattern = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream)$/;
-
-/** Bedrock's body rules for Anthropic's Messages on InvokeModel, in its own words. */
-function invokeProblem(body: unknown, model: string): string | undefined {
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    return 'Malformed input request, please reformat your input and try again.';
-  const fields = body as Record<string, unknown>;
-  for (const key of ['model', 'stream'])
-    if (key in fields)
-      return `Malformed input request: #: extraneous key [${key}] is not permitted, please reformat your input and try again.`;
-  for (const key of ['anthropic_version', 'max_tokens', 'messages'])
-    if (!(key in fields))
-      return `Malformed input request: #: required key [${key}] not found, please reformat your input and try again.`;
-  if (fields.anthropic_version !== 'bedrock-2023-05-31')
-    return 'Invalid API version: anthropic_version must be bedrock-2023-05-31.';
-  const { anthropic_version: _version, anthropic_beta: _beta, ...messages } = fields;
-  return messagesRequestProblem(
-    { ...messages, model },
-    { fields: messagesFields, vertex: false, needsMaxTokens: true },
-  );
-}
+const routePattern =
+  /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream|count-tokens)$/;
 
 async function authenticate(
   request: MockRequest,
   response: ServerResponse,
-  options: Required<BedrockMockOptions>,
+  options: Required<Omit<BedrockMockOptions, 'port'>>,
 ): Promise<boolean> {
   const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '');
   if (bearer !== null) {
@@ -198,56 +182,70 @@ function answerConverse(
 }
 
 export async function startBedrockMock(options: BedrockMockOptions = {}): Promise<MockUpstream> {
-  const settings: Required<BedrockMockOptions> = {
+  const settings: Required<Omit<BedrockMockOptions, 'port'>> = {
     region: options.region ?? 'us-east-1',
     credentials: options.credentials ?? testCredentials,
     apiKey: options.apiKey ?? 'ABSKbW9jay1iZWRyb2NrLWFwaS1rZXk=',
   };
   const cache = new PrefixCache();
-  return startLoopbackServer(async (request, response) => {
-    if (!(await authenticate(request, response, settings))) return;
-    const route = request.method === 'POST' ? routePattern.exec(request.url.pathname) : null;
-    if (route === null) {
-      sendBedrockError(response, 404, 'UnknownOperationException', 'Unknown operation');
-      return;
-    }
-    const failure = injectedFailure(request.headers);
-    if (failure !== undefined) {
-      const exception =
-        request.headers['x-mock-exception'] ?? exceptionByStatus[failure] ?? 'InternalServerException';
-      sendBedrockError(response, failure, exception, injectedMessages[exception] ?? 'Internal server error');
-      return;
-    }
-    const model = decodeURIComponent(route[1] ?? '');
-    const operation = route[2] ?? '';
-    const stream = operation.endsWith('-stream');
-    if (request.jsonError !== undefined) {
-      sendBedrockError(
-        response,
-        400,
-        'ValidationException',
-        'Malformed input request, please reformat your input and try again.',
-      );
-      return;
-    }
-    if (operation.startsWith('invoke')) {
-      if (!anthropicModel.test(model)) {
-        sendBedrockError(response, 400, 'ValidationException', 'The provided model identifier is invalid.');
+  return startMockServer(
+    async (request, response) => {
+      if (!(await authenticate(request, response, settings))) return;
+      const route = request.method === 'POST' ? routePattern.exec(request.url.pathname) : null;
+      if (route === null) {
+        sendBedrockError(response, 404, 'UnknownOperationException', 'Unknown operation');
         return;
       }
-      const problem = invokeProblem(request.body, model);
+      const failure = requestedFailure(request.headers);
+      if (failure !== undefined) {
+        const exception =
+          request.headers['x-mock-exception'] ?? exceptionByStatus[failure] ?? 'InternalServerException';
+        sendBedrockError(
+          response,
+          failure,
+          exception,
+          injectedMessages[exception] ?? 'Internal server error',
+        );
+        return;
+      }
+      const model = decodeURIComponent(route[1] ?? '');
+      const operation = route[2] ?? '';
+      const stream = operation.endsWith('-stream');
+      if (request.jsonError !== undefined) {
+        sendBedrockError(
+          response,
+          400,
+          'ValidationException',
+          'Malformed input request, please reformat your input and try again.',
+        );
+        return;
+      }
+      if (operation === 'count-tokens') {
+        const counted = countTokensAnswer(request.body, model);
+        if ('problem' in counted) sendBedrockError(response, 400, 'ValidationException', counted.problem);
+        else sendJson(response, 200, counted, { 'x-amzn-requestid': randomUUID() });
+        return;
+      }
+      if (operation.startsWith('invoke')) {
+        if (!anthropicModel.test(model)) {
+          sendBedrockError(response, 400, 'ValidationException', 'The provided model identifier is invalid.');
+          return;
+        }
+        const problem = invokeProblem(request.body, model);
+        if (problem !== undefined) {
+          sendBedrockError(response, 400, 'ValidationException', problem);
+          return;
+        }
+        answerInvoke(response, request, model, stream, cache);
+        return;
+      }
+      const problem = converseProblem(request.body);
       if (problem !== undefined) {
         sendBedrockError(response, 400, 'ValidationException', problem);
         return;
       }
-      answerInvoke(response, request, model, stream, cache);
-      return;
-    }
-    const problem = converseProblem(request.body);
-    if (problem !== undefined) {
-      sendBedrockError(response, 400, 'ValidationException', problem);
-      return;
-    }
-    answerConverse(response, request, model, stream, cache);
-  });
+      answerConverse(response, request, model, stream, cache);
+    },
+    { port: options.port },
+  );
 }

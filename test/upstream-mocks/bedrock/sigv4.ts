@@ -7,7 +7,7 @@
 import { Hash } from '@smithy/hash-node';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { MockRequest } from '../kit-b/server.ts';
+import type { MockRequest } from '../kit/server.ts';
 
 export interface AwsTestCredentials {
   accessKeyId: string;

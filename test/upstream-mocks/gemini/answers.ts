@@ -14,7 +14,7 @@ import {
   randomId,
   requestedToolName,
   splitInPieces,
-} from '../kit-b/text.ts';
+} from '../kit/text.ts';
 import { field } from './validate.ts';
 
 interface Part {

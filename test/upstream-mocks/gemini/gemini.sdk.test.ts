@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ApiError, GoogleGenAI, Type } from '@google/genai';
-import type { MockUpstream } from '../kit-b/server.ts';
+import type { MockUpstream } from '../kit/server.ts';
 import { startGeminiMock } from './index.ts';
 
 const apiKey = 'AIza-test-key';

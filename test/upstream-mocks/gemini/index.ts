@@ -4,16 +4,16 @@
  * google.rpc.Status errors with the real texts.
  */
 import type { ServerResponse } from 'node:http';
-import { fieldViolation, googleFailureMessage, sendGoogleError } from '../kit-b/google-errors.ts';
+import { fieldViolation, googleFailureMessage, sendGoogleError } from '../kit/google-errors.ts';
 import {
-  injectedFailure,
+  requestedFailure,
   sendJson,
-  startLoopbackServer,
+  startMockServer,
   type MockRequest,
   type MockUpstream,
-} from '../kit-b/server.ts';
-import { startEventStream, writeGoogleDataEvent } from '../kit-b/sse.ts';
-import { PrefixCache } from '../kit-b/text.ts';
+} from '../kit/server.ts';
+import { startSse, writeGoogleDataEvent } from '../kit/sse.ts';
+import { PrefixCache } from '../kit/text.ts';
 import {
   buildGeminiResponse,
   countPromptTokens,
@@ -25,6 +25,8 @@ import { countTokensProblem, field, generateContentProblem, isGeminiModel } from
 
 export interface GeminiMockOptions {
   apiKey?: string;
+  /** A fixed port (a mock run by hand); a free one when absent. */
+  port?: number | undefined;
   /** Smallest prefix implicit caching reports (the API's is 1024 tokens for 2.5 Flash). */
   minimumCachedTokens?: number;
 }
@@ -80,7 +82,7 @@ export function answerGeminiCall(request: MockRequest, response: ServerResponse,
   }
   const chunks = geminiStreamChunks(whole);
   if (request.url.searchParams.get('alt') === 'sse') {
-    startEventStream(response);
+    startSse(response);
     for (const chunk of chunks) writeGoogleDataEvent(response, chunk);
     response.end();
     return;
@@ -131,57 +133,60 @@ export async function startGeminiMock(options: GeminiMockOptions = {}): Promise<
   const apiKey = options.apiKey ?? 'AIza-mock-gemini-key';
   const cache = new PrefixCache();
   const minimumCachedTokens = options.minimumCachedTokens ?? 1024;
-  return startLoopbackServer((request, response) => {
-    const key = request.headers['x-goog-api-key'] ?? request.url.searchParams.get('key') ?? undefined;
-    if (key === undefined) {
-      refuseKey(response, request.headers);
-      return;
-    }
-    if (key !== apiKey) {
-      sendGoogleError(response, 400, invalidKeyMessage, [
-        {
-          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-          reason: 'API_KEY_INVALID',
-          domain: 'googleapis.com',
-          metadata: { service: 'generativelanguage.googleapis.com' },
-        },
-        {
-          '@type': 'type.googleapis.com/google.rpc.LocalizedMessage',
-          locale: 'en-US',
-          message: invalidKeyMessage,
-        },
-      ]);
-      return;
-    }
-    const failure = injectedFailure(request.headers);
-    if (failure !== undefined) {
-      sendGoogleError(response, failure, googleFailureMessage(failure));
-      return;
-    }
-    const { pathname } = request.url;
-    if (request.method === 'GET' && /^\/(v1beta|v1)\/models$/.test(pathname)) {
-      sendJson(response, 200, { models: geminiModels });
-      return;
-    }
-    const match = callPath.exec(pathname);
-    if (!match || request.method !== 'POST') {
-      response
-        .writeHead(404, { 'content-type': 'text/html; charset=UTF-8' })
-        .end('<!DOCTYPE html><title>Error 404 (Not Found)!!1</title>');
-      return;
-    }
-    const [, apiVersion = 'v1beta', model = '', method] = match;
-    if (!isGeminiModel(model)) {
-      sendGoogleError(response, 404, modelNotFoundMessage(model, apiVersion, method ?? ''));
-      return;
-    }
-    answerGeminiCall(request, response, {
-      model,
-      method: method as GeminiMethod,
-      apiVersion,
-      vertex: false,
-      cache,
-      minimumCachedTokens,
-    });
-  });
+  return startMockServer(
+    (request, response) => {
+      const key = request.headers['x-goog-api-key'] ?? request.url.searchParams.get('key') ?? undefined;
+      if (key === undefined) {
+        refuseKey(response, request.headers);
+        return;
+      }
+      if (key !== apiKey) {
+        sendGoogleError(response, 400, invalidKeyMessage, [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'API_KEY_INVALID',
+            domain: 'googleapis.com',
+            metadata: { service: 'generativelanguage.googleapis.com' },
+          },
+          {
+            '@type': 'type.googleapis.com/google.rpc.LocalizedMessage',
+            locale: 'en-US',
+            message: invalidKeyMessage,
+          },
+        ]);
+        return;
+      }
+      const failure = requestedFailure(request.headers);
+      if (failure !== undefined) {
+        sendGoogleError(response, failure, googleFailureMessage(failure));
+        return;
+      }
+      const { pathname } = request.url;
+      if (request.method === 'GET' && /^\/(v1beta|v1)\/models$/.test(pathname)) {
+        sendJson(response, 200, { models: geminiModels });
+        return;
+      }
+      const match = callPath.exec(pathname);
+      if (!match || request.method !== 'POST') {
+        response
+          .writeHead(404, { 'content-type': 'text/html; charset=UTF-8' })
+          .end('<!DOCTYPE html><title>Error 404 (Not Found)!!1</title>');
+        return;
+      }
+      const [, apiVersion = 'v1beta', model = '', method] = match;
+      if (!isGeminiModel(model)) {
+        sendGoogleError(response, 404, modelNotFoundMessage(model, apiVersion, method ?? ''));
+        return;
+      }
+      answerGeminiCall(request, response, {
+        model,
+        method: method as GeminiMethod,
+        apiVersion,
+        vertex: false,
+        cache,
+        minimumCachedTokens,
+      });
+    },
+    { port: options.port },
+  );
 }

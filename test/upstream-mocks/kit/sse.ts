@@ -1,7 +1,6 @@
 /**
- * Server-sent events as the vendors frame them: `data: <json>\n\n` (OpenAI chat), optionally preceded by
- * `event: <type>` (OpenAI Responses, Anthropic). Each event is its own write so a client sees them
- * arrive one by one, as from the real service.
+ * Server-sent events as the vendors frame them: `data: <json>\n\n` (OpenAI chat), preceded by
+ * `event: <type>` (OpenAI Responses, Anthropic), or `data:` lines ended by CRLF CRLF (Google).
  */
 import type { ServerResponse } from 'node:http';
 
@@ -25,6 +24,7 @@ export function formatSse(event: SseEvent): string {
   return `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${data}\n\n`;
 }
 
+/** Writes the events one by one, then ends the stream. */
 export async function writeSse(response: ServerResponse, events: SseEvent[]): Promise<void> {
   for (const event of events) {
     if (response.destroyed) return;
@@ -33,4 +33,14 @@ export async function writeSse(response: ServerResponse, events: SseEvent[]): Pr
     await new Promise((resolve) => setImmediate(resolve));
   }
   response.end();
+}
+
+/** Anthropic's framing: an `event:` line naming the type, then the JSON `data:` line. */
+export function writeNamedEvent(response: ServerResponse, event: string, data: unknown): void {
+  response.write(formatSse({ event, data }));
+}
+
+/** Google's framing: `data:` lines only, each event ended by CRLF CRLF as the Google front end sends them. */
+export function writeGoogleDataEvent(response: ServerResponse, data: unknown): void {
+  response.write(`data: ${JSON.stringify(data)}\r\n\r\n`);
 }

@@ -7,9 +7,9 @@
  * `ChatAnswerExtras`, so both mocks share this one answering path.
  */
 import type { ServerResponse } from 'node:http';
-import { sendJson } from '../kit/mock-server.ts';
+import { sendJson } from '../kit/server.ts';
 import { startSse, writeSse, type SseEvent } from '../kit/sse.ts';
-import { mockId } from '../kit/tokens.ts';
+import { mockId } from '../kit/text.ts';
 import { splitForStream, type AnswerPlan } from './conversation.ts';
 
 export interface ChatAnswerExtras {

@@ -3,7 +3,7 @@
  * mock (which resolves the model from its deployment and adds its filter extras).
  */
 import type { ServerResponse } from 'node:http';
-import type { PromptPrefixCache } from '../kit/tokens.ts';
+import type { PromptPrefixCache } from '../kit/text.ts';
 import { sendChatCompletion, streamChatCompletion, type ChatAnswerExtras } from './chat-answer.ts';
 import { planAnswer } from './conversation.ts';
 import { sendOpenAIError } from './errors.ts';

@@ -2,8 +2,8 @@
  * Reading a request the way the mock answers it: the last user text, whether an image came in, and which
  * tool (if any) to call. Covers both chat `messages` and Responses `input` items.
  */
-import { isPlainObject } from '../kit/mock-server.ts';
-import { countTokens, mockId } from '../kit/tokens.ts';
+import { isPlainObject } from '../kit/server.ts';
+import { countTokens, mockId } from '../kit/text.ts';
 
 export interface OfferedTool {
   name: string;

@@ -3,7 +3,7 @@
  * sends (recorded in public bug reports; see /work/shared/reference/vendor-upstreams.md).
  */
 import type { ServerResponse } from 'node:http';
-import { sendJson } from '../kit/mock-server.ts';
+import { sendJson } from '../kit/server.ts';
 
 export interface OpenAIErrorBody {
   message: string;

@@ -7,12 +7,13 @@ import type { ServerResponse } from 'node:http';
 import {
   headerValue,
   isPlainObject,
-  sendJson,
-  startMockServer,
   type MockRequest,
   type MockUpstream,
-} from '../kit/mock-server.ts';
-import { PromptPrefixCache, requestedFailure } from '../kit/tokens.ts';
+  requestedFailure,
+  sendJson,
+  startMockServer,
+} from '../kit/server.ts';
+import { PromptPrefixCache } from '../kit/text.ts';
 import { answerChatCompletion } from './chat-route.ts';
 import { planAnswer } from './conversation.ts';
 import {
@@ -50,7 +51,7 @@ export function bearerRefusal(
 
 /** Answers `x-mock-fail: <status>` when present; true when it did. */
 export function answerInjectedFailure(request: MockRequest, response: ServerResponse): boolean {
-  const status = requestedFailure(headerValue(request.headers, 'x-mock-fail'));
+  const status = requestedFailure(request.headers);
   if (status === undefined) return false;
   const { refusal, headers } = injectedFailure(status);
   sendOpenAIError(response, refusal, headers);
@@ -59,7 +60,7 @@ export function answerInjectedFailure(request: MockRequest, response: ServerResp
 
 /** The parsed JSON object body, or the refusal the real API sends for an unparsable one. */
 export function objectBody(request: MockRequest): { body: Record<string, unknown> } | { refusal: Refusal } {
-  if (request.invalidJson || !isPlainObject(request.body)) return { refusal: unparsableJson };
+  if (request.jsonError !== undefined || !isPlainObject(request.body)) return { refusal: unparsableJson };
   return { body: request.body };
 }
 

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText } from 'ai';
 import OpenAI from 'openai';
-import type { MockUpstream } from '../kit/mock-server.ts';
+import type { MockUpstream } from '../kit/server.ts';
 import { defaultOpenAIMockKey, startOpenAIMock } from './mock.ts';
 
 let mock: MockUpstream;

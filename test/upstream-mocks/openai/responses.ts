@@ -5,9 +5,9 @@
  * ("Unknown parameter: 'x'.", code `unknown_parameter`), which differs from chat completions.
  */
 import type { ServerResponse } from 'node:http';
-import { sendJson } from '../kit/mock-server.ts';
+import { sendJson } from '../kit/server.ts';
 import { startSse, writeSse, type SseEvent } from '../kit/sse.ts';
-import { mockId } from '../kit/tokens.ts';
+import { mockId } from '../kit/text.ts';
 import { splitForStream, type AnswerPlan } from './conversation.ts';
 import { invalidRequest, type Refusal } from './errors.ts';
 

@@ -3,7 +3,7 @@
  * `ChatCompletionCreateParamsBase` of the official `openai` package 6.49
  * (resources/chat/completions/completions.d.ts); anything else is "Unrecognized request argument".
  */
-import { isPlainObject } from '../kit/mock-server.ts';
+import { isPlainObject } from '../kit/server.ts';
 import { invalidRequest, type Refusal } from './errors.ts';
 
 export const chatCompletionFields: ReadonlySet<string> = new Set([

@@ -16,19 +16,21 @@ import {
 } from '../anthropic/validate.ts';
 import { answerGeminiCall, type GeminiMethod } from '../gemini/index.ts';
 import { isGeminiModel } from '../gemini/validate.ts';
-import { googleFailureMessage, sendGoogleError } from '../kit-b/google-errors.ts';
+import { googleFailureMessage, sendGoogleError } from '../kit/google-errors.ts';
 import {
-  injectedFailure,
+  requestedFailure,
   sendJson,
-  startLoopbackServer,
+  startMockServer,
   type MockRequest,
   type MockUpstream,
-} from '../kit-b/server.ts';
-import { PrefixCache, randomId } from '../kit-b/text.ts';
+} from '../kit/server.ts';
+import { PrefixCache, randomId } from '../kit/text.ts';
 import { generateServiceAccountKey, TokenAuthority, type ServiceAccountKey } from './oauth.ts';
 
 export interface VertexMockOptions {
   projectId?: string;
+  /** A fixed port (a mock run by hand); a free one when absent. */
+  port?: number | undefined;
   minimumCachedTokens?: number;
 }
 
@@ -138,70 +140,74 @@ export async function startVertexMock(options: VertexMockOptions = {}): Promise<
   const cache = new PrefixCache();
   // The token endpoint's audience is the server's own URL, known once it listens.
   const started: { authority?: TokenAuthority } = {};
-  const upstream = await startLoopbackServer((request, response) => {
-    const authority = started.authority;
-    if (!authority) {
-      sendGoogleError(response, 503, 'starting');
-      return;
-    }
-    if (request.method === 'POST' && request.url.pathname === '/token') {
-      authority.answerTokenRequest(request, response);
-      return;
-    }
-    if (refusedCredentials(request, response, authority)) return;
-    const match = modelPath.exec(request.url.pathname);
-    if (!match || request.method !== 'POST') {
-      sendGoogleError(
-        response,
-        404,
-        `The requested URL ${request.url.pathname} was not found on this server.`,
-      );
-      return;
-    }
-    const [, apiVersion = 'v1', project = '', location = '', publisher = '', model = '', method = ''] = match;
-    const resource = `projects/${project}/locations/${location}/publishers/${publisher}/models/${model}`;
-    if (project !== projectId) {
-      sendGoogleError(
-        response,
-        403,
-        `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/${resource}' (or it may not exist).`,
-        [errorInfo('IAM_PERMISSION_DENIED')],
-      );
-      return;
-    }
-    const failure = injectedFailure(request.headers);
-    if (failure !== undefined && publisher === 'anthropic') {
-      sendAnthropicError(response, failure, injectedFailureMessage(failure));
-      return;
-    }
-    if (failure !== undefined) {
-      sendGoogleError(response, failure, googleFailureMessage(failure));
-      return;
-    }
-    if (publisher === 'anthropic') {
-      if (apiVersion !== 'v1' || (!isClaudeModel(model) && model !== 'count-tokens')) {
+  const upstream = await startMockServer(
+    (request, response) => {
+      const authority = started.authority;
+      if (!authority) {
+        sendGoogleError(response, 503, 'starting');
+        return;
+      }
+      if (request.method === 'POST' && request.url.pathname === '/token') {
+        authority.answerTokenRequest(request, response);
+        return;
+      }
+      if (refusedCredentials(request, response, authority)) return;
+      const match = modelPath.exec(request.url.pathname);
+      if (!match || request.method !== 'POST') {
+        sendGoogleError(
+          response,
+          404,
+          `The requested URL ${request.url.pathname} was not found on this server.`,
+        );
+        return;
+      }
+      const [, apiVersion = 'v1', project = '', location = '', publisher = '', model = '', method = ''] =
+        match;
+      const resource = `projects/${project}/locations/${location}/publishers/${publisher}/models/${model}`;
+      if (project !== projectId) {
+        sendGoogleError(
+          response,
+          403,
+          `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/${resource}' (or it may not exist).`,
+          [errorInfo('IAM_PERMISSION_DENIED')],
+        );
+        return;
+      }
+      const failure = requestedFailure(request.headers);
+      if (failure !== undefined && publisher === 'anthropic') {
+        sendAnthropicError(response, failure, injectedFailureMessage(failure));
+        return;
+      }
+      if (failure !== undefined) {
+        sendGoogleError(response, failure, googleFailureMessage(failure));
+        return;
+      }
+      if (publisher === 'anthropic') {
+        if (apiVersion !== 'v1' || (!isClaudeModel(model) && model !== 'count-tokens')) {
+          sendGoogleError(response, 404, `Publisher Model \`${resource}\` not found.`);
+          return;
+        }
+        answerAnthropicCall(request, response, model, method, cache);
+        return;
+      }
+      if (
+        !['generateContent', 'streamGenerateContent', 'countTokens'].includes(method) ||
+        !isGeminiModel(model)
+      ) {
         sendGoogleError(response, 404, `Publisher Model \`${resource}\` not found.`);
         return;
       }
-      answerAnthropicCall(request, response, model, method, cache);
-      return;
-    }
-    if (
-      !['generateContent', 'streamGenerateContent', 'countTokens'].includes(method) ||
-      !isGeminiModel(model)
-    ) {
-      sendGoogleError(response, 404, `Publisher Model \`${resource}\` not found.`);
-      return;
-    }
-    answerGeminiCall(request, response, {
-      model,
-      method: method as GeminiMethod,
-      apiVersion,
-      vertex: true,
-      cache,
-      minimumCachedTokens: options.minimumCachedTokens ?? 1024,
-    });
-  });
+      answerGeminiCall(request, response, {
+        model,
+        method: method as GeminiMethod,
+        apiVersion,
+        vertex: true,
+        cache,
+        minimumCachedTokens: options.minimumCachedTokens ?? 1024,
+      });
+    },
+    { port: options.port },
+  );
   const tokenUri = `${upstream.url}/token`;
   const trustedAuthority = new TokenAuthority(tokenUri);
   started.authority = trustedAuthority;

@@ -6,8 +6,8 @@
  */
 import { createPublicKey, generateKeyPairSync, randomUUID, verify, type KeyObject } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { sendJson, type MockRequest } from '../kit-b/server.ts';
-import { randomId } from '../kit-b/text.ts';
+import { sendJson, type MockRequest } from '../kit/server.ts';
+import { randomId } from '../kit/text.ts';
 
 export const jwtBearerGrant = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 export const cloudPlatformScope = 'https://www.googleapis.com/auth/cloud-platform';

@@ -1,4 +1,8 @@
-/** Deterministic stand-ins for what a model does: token counts, the echo reply, tool choice, ids. */
+/**
+ * Deterministic stand-ins for what a model service does and measures: token counts (the mock is
+ * not a tokenizer), the echo reply, tool choice, ids, and prompt caches (a prefix seen before is a
+ * read; OpenAI's automatic caching reported in 128-token blocks above 1024 tokens).
+ */
 import { createHash, randomBytes } from 'node:crypto';
 
 /** Not a tokenizer: a stable count a test can predict (ceil(chars / 4), at least 1). */
@@ -64,4 +68,39 @@ export class PrefixCache {
   has(prefix: unknown): boolean {
     return this.#seen.has(digest(prefix));
   }
+}
+
+/** An id that is stable for the same seed, shaped like the vendor's (`chatcmpl-…`, `call_…`). */
+export function mockId(prefix: string, seed: string, length = 24): string {
+  const hash = createHash('sha256').update(seed).digest('base64url').replace(/[-_]/g, 'x');
+  return `${prefix}${hash.slice(0, length)}`;
+}
+
+/** OpenAI's automatic prompt caching: a prefix of at least 1024 tokens seen before, in 128-token blocks. */
+export class PromptPrefixCache {
+  readonly #seen: string[] = [];
+  readonly #minimumTokens: number;
+  readonly #blockTokens: number;
+
+  constructor(minimumTokens = 1024, blockTokens = 128) {
+    this.#minimumTokens = minimumTokens;
+    this.#blockTokens = blockTokens;
+  }
+
+  /** Tokens of `prompt` served from cache, then remembers `prompt` for later requests. */
+  lookupAndStore(prompt: string): number {
+    let longest = 0;
+    for (const earlier of this.#seen) longest = Math.max(longest, commonPrefixLength(earlier, prompt));
+    this.#seen.push(prompt);
+    const tokens = Math.floor(longest / 4);
+    if (tokens < this.#minimumTokens) return 0;
+    return Math.floor(tokens / this.#blockTokens) * this.#blockTokens;
+  }
+}
+
+function commonPrefixLength(a: string, b: string): number {
+  const limit = Math.min(a.length, b.length);
+  let index = 0;
+  while (index < limit && a.charCodeAt(index) === b.charCodeAt(index)) index++;
+  return index;
 }

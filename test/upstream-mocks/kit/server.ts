@@ -1,9 +1,11 @@
 /**
- * The loopback HTTP server every mock of this kit runs on: 127.0.0.1:0, bodies read with a cap,
- * every request recorded (method, path with query, headers, parsed body) so a test can assert
- * what a client really sent.
+ * The loopback HTTP server every strict vendor mock runs on: 127.0.0.1 (a free port unless one is
+ * asked for), bodies read with a cap (a mock must not be the thing that falls over on a huge
+ * body), every request recorded (method, path with query, headers, parsed body) so a test can
+ * assert what a client really sent, and small helpers to answer JSON and read what was sent.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordedRequest {
@@ -17,6 +19,7 @@ export interface RecordedRequest {
 }
 
 export interface MockUpstream {
+  /** The base a client is configured with, e.g. http://127.0.0.1:PORT */
   url: string;
   requests: RecordedRequest[];
   close(): Promise<void>;
@@ -65,9 +68,19 @@ function parseBody(rawBody: string, contentType: string): { body: unknown; jsonE
   }
 }
 
-export async function startLoopbackServer(handler: MockHandler): Promise<MockUpstream> {
+export interface MockServerOptions {
+  /** A fixed port (a mock run by hand); a free one when absent or 0. */
+  port?: number | undefined;
+  /** Serve HTTPS with this certificate (a vendor library that refuses plain HTTP): `loopback-certificate.ts`. */
+  tls?: { key: string; cert: string } | undefined;
+}
+
+export async function startMockServer(
+  handler: MockHandler,
+  options: MockServerOptions = {},
+): Promise<MockUpstream> {
   const requests: RecordedRequest[] = [];
-  const server = createServer((message, response) => {
+  const listener: RequestListener = (message, response) => {
     void (async () => {
       const rawBody = await readBody(message);
       if (rawBody === undefined) {
@@ -93,11 +106,12 @@ export async function startLoopbackServer(handler: MockHandler): Promise<MockUps
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
       response.end(`mock failure: ${error instanceof Error ? error.message : String(error)}`);
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  };
+  const server = options.tls === undefined ? createServer(listener) : createTlsServer(options.tls, listener);
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
     requests,
     close: () =>
       new Promise<void>((resolve, reject) => {
@@ -116,8 +130,16 @@ export function sendJson(
   response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 
-/** `x-mock-fail: <status>` asks for an injected failure; anything but a 4xx/5xx number is ignored. */
-export function injectedFailure(headers: Record<string, string>): number | undefined {
+/** `x-mock-fail: <status>`: the failure a gateway test asks the mock to inject (a 4xx/5xx number, else none). */
+export function requestedFailure(headers: Record<string, string>): number | undefined {
   const status = Number(headers['x-mock-fail']);
   return Number.isInteger(status) && status >= 400 && status <= 599 ? status : undefined;
+}
+
+export function headerValue(headers: Record<string, string>, name: string): string | undefined {
+  return headers[name];
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
