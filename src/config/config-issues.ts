@@ -1,0 +1,33 @@
+/**
+ * What a refused configuration says: the file's mistakes together, each at its field (`config
+ * file x.yaml is invalid: … → at server.port`); a variable's refused value by the variable's name
+ * (`PORT must be 0–65535, got 70000`), never its value when it may be a secret; a cross-field
+ * check's own sentence.
+ */
+import { z } from 'zod';
+import { ConfigError } from './config-error.ts';
+import { isCompleteMessage } from './config-schema.ts';
+import type { EnvironmentOverlay } from './environment.ts';
+
+export function configErrorOf(
+  error: z.ZodError,
+  environment: EnvironmentOverlay,
+  filePath: string | undefined,
+): ConfigError {
+  const fileIssues: z.core.$ZodIssue[] = [];
+  const refusals: string[] = [];
+  for (const issue of error.issues) {
+    if (isCompleteMessage(issue)) {
+      refusals.push(issue.message);
+      continue;
+    }
+    const refusal = environment.refusalAt(issue.path);
+    if (refusal !== undefined) refusals.push(refusal);
+    else fileIssues.push({ ...issue, path: issue.path.slice(1) });
+  }
+  if (fileIssues.length > 0) {
+    const where = filePath === undefined ? 'the configuration' : `config file ${filePath}`;
+    return new ConfigError(`${where} is invalid:\n${z.prettifyError(new z.ZodError(fileIssues))}`);
+  }
+  return new ConfigError(refusals[0] ?? z.prettifyError(error));
+}

@@ -1,0 +1,68 @@
+/**
+ * The one configuration schema before its runtime shape: the settings (the file's sections with
+ * the environment laid over them, defaults under both) and what only the environment gives, then
+ * the checks that span fields. runtime-config.ts turns its output into `Config`.
+ */
+import { z } from 'zod';
+import { settingsSchema } from './file-schema.ts';
+import { tracingEnvironmentSchema } from './observability-config.ts';
+
+/** Settings only the environment gives: a config file cannot hold them. */
+const environmentOnlySchema = z
+  .object({
+    /** MODELGATE_KEYS: client keys (plain; hashed on load, never logged). */
+    clientKeys: z.array(z.string()).default([]),
+    /** MODELGATE_UNLIMITED_KEYS: static key ids metered but never refused. */
+    unlimitedKeys: z.array(z.string()).default([]),
+    /** MODELGATE_ADMIN_KEY: opens `/admin/…`; unset keeps it closed. Never logged. */
+    adminKey: z.string().min(16).optional(),
+    /** MODELGATE_METRICS_TOKEN: a bearer token for scrapers besides the admin key. Never logged. */
+    metricsToken: z.string().min(16).optional(),
+    tracing: tracingEnvironmentSchema,
+  })
+  .prefault({});
+
+export const checkedConfigSchema = z
+  .object({ settings: settingsSchema, environmentOnly: environmentOnlySchema })
+  .superRefine(({ settings, environmentOnly }, context) => {
+    const refuse = (message: string): void => {
+      context.addIssue({ code: 'custom', message, params: completeMessage, path: [] });
+    };
+    const { server } = settings;
+    if (server.maxInFlightPerKey !== undefined && server.maxInFlightPerKey > server.maxInFlight)
+      refuse('server.maxInFlightPerKey must not exceed server.maxInFlight');
+    if (server.maxBodyBytesReading !== undefined && server.maxBodyBytesReading < server.bodyLimitBytes)
+      refuse('server.maxBodyBytesReading must be at least server.bodyLimitBytes (one whole body)');
+    const { adminKey, clientKeys } = environmentOnly;
+    if (adminKey !== undefined && clientKeys.includes(adminKey))
+      refuse('MODELGATE_ADMIN_KEY must differ from every client key in MODELGATE_KEYS');
+    for (const [id, entry] of Object.entries(settings.limits.staticKeys))
+      if (entry.unlimited !== false && (entry.unlimited === true || entry.unlimited.length > 0))
+        refuseStaticKeyId(id, 'limits.staticKeys', clientKeys.length, refuse);
+    for (const id of environmentOnly.unlimitedKeys)
+      refuseStaticKeyId(id, 'MODELGATE_UNLIMITED_KEYS', clientKeys.length, refuse);
+  });
+
+export type CheckedConfig = z.output<typeof checkedConfigSchema>;
+
+/** Marks a cross-field issue whose message is the whole error (it names its fields itself). */
+const completeMessage = { complete: true } as const;
+
+export function isCompleteMessage(issue: z.core.$ZodIssue): boolean {
+  return issue.code === 'custom' && issue.params?.complete === true;
+}
+
+/** A static key is named by its place in MODELGATE_KEYS: `static-1`, `static-2`, … */
+function refuseStaticKeyId(
+  id: string,
+  where: string,
+  staticCount: number,
+  refuse: (message: string) => void,
+): void {
+  if (!/^static-[1-9]\d*$/.test(id))
+    refuse(
+      `${where}: ${id} is not a static key id (static-1, static-2, …: the keys' order in MODELGATE_KEYS)`,
+    );
+  else if (Number(id.slice('static-'.length)) > staticCount)
+    refuse(`${where}: ${id} names no key (MODELGATE_KEYS has ${staticCount})`);
+}
