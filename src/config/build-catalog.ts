@@ -57,7 +57,7 @@ function withoutAliased(
 ): ModelEntry[] {
   const aliases = new Set([
     ...Object.keys(settings.aliases),
-    ...settings.models.flatMap((model) => model.aliases ?? []),
+    ...settings.models.flatMap((model) => model.aliases),
   ]);
   return base.filter(
     (entry) => !aliases.has(entry.name) || (settings.catalog.spec && isSpecModel(entry.name)),

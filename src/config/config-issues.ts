@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from './config-error.ts';
-import { isCompleteMessage } from './config-schema.ts';
+import { isCompleteMessage } from './cross-field.ts';
 import type { EnvironmentOverlay } from './environment.ts';
 
 export function configErrorOf(

@@ -4,6 +4,7 @@
  * the checks that span fields. runtime-config.ts turns its output into `Config`.
  */
 import { z } from 'zod';
+import { refuse } from './cross-field.ts';
 import { settingsSchema } from './file-schema.ts';
 import { tracingEnvironmentSchema } from './observability-config.ts';
 
@@ -25,32 +26,19 @@ const environmentOnlySchema = z
 export const checkedConfigSchema = z
   .object({ settings: settingsSchema, environmentOnly: environmentOnlySchema })
   .superRefine(({ settings, environmentOnly }, context) => {
-    const refuse = (message: string): void => {
-      context.addIssue({ code: 'custom', message, params: completeMessage, path: [] });
-    };
-    const { server } = settings;
-    if (server.maxInFlightPerKey !== undefined && server.maxInFlightPerKey > server.maxInFlight)
-      refuse('server.maxInFlightPerKey must not exceed server.maxInFlight');
-    if (server.maxBodyBytesReading !== undefined && server.maxBodyBytesReading < server.bodyLimitBytes)
-      refuse('server.maxBodyBytesReading must be at least server.bodyLimitBytes (one whole body)');
     const { adminKey, clientKeys } = environmentOnly;
     if (adminKey !== undefined && clientKeys.includes(adminKey))
-      refuse('MODELGATE_ADMIN_KEY must differ from every client key in MODELGATE_KEYS');
+      refuse(context, 'MODELGATE_ADMIN_KEY must differ from every client key in MODELGATE_KEYS');
     for (const [id, entry] of Object.entries(settings.limits.staticKeys))
       if (entry.unlimited !== false && (entry.unlimited === true || entry.unlimited.length > 0))
-        refuseStaticKeyId(id, 'limits.staticKeys', clientKeys.length, refuse);
+        refuseStaticKeyId(id, 'limits.staticKeys', clientKeys.length, (message) => refuse(context, message));
     for (const id of environmentOnly.unlimitedKeys)
-      refuseStaticKeyId(id, 'MODELGATE_UNLIMITED_KEYS', clientKeys.length, refuse);
+      refuseStaticKeyId(id, 'MODELGATE_UNLIMITED_KEYS', clientKeys.length, (message) =>
+        refuse(context, message),
+      );
   });
 
 export type CheckedConfig = z.output<typeof checkedConfigSchema>;
-
-/** Marks a cross-field issue whose message is the whole error (it names its fields itself). */
-const completeMessage = { complete: true } as const;
-
-export function isCompleteMessage(issue: z.core.$ZodIssue): boolean {
-  return issue.code === 'custom' && issue.params?.complete === true;
-}
 
 /** A static key is named by its place in MODELGATE_KEYS: `static-1`, `static-2`, … */
 function refuseStaticKeyId(

@@ -4,8 +4,8 @@
  */
 import { z } from 'zod';
 import { closestKey, strictSection } from './did-you-mean.ts';
+import { refuse } from './cross-field.ts';
 import { familyIds, isFamilyId } from '../surfaces/registry.ts';
-import type { FamilyId } from '../ir/index.ts';
 import { joinableBaseUrl, withoutTrailingSlashes } from './base-url.ts';
 import { logLevels } from './environment.ts';
 import { metricsFileSchema } from './observability-config.ts';
@@ -79,7 +79,7 @@ const modelSchema = strictSection({
     reasoning: z.boolean().optional(),
     promptCaching: z.boolean().optional(),
   }).optional(),
-  aliases: z.array(modelName).optional(),
+  aliases: z.array(modelName).default([]),
   baseUrl: z.url().transform(withoutTrailingSlashes).optional(),
   apiKey: z.string().min(1).optional(),
   provider: z.string().min(1).optional(),
@@ -95,7 +95,6 @@ const familyLimits = strictSection({
   /** Every key on this family is metered for the headers but never refused. */
   unlimited: z.boolean().optional(),
 });
-type FamilyLimitsSpec = z.infer<typeof familyLimits>;
 
 /** The settings of `limits` that are not a family's section. */
 const limitSettings = {
@@ -115,22 +114,34 @@ const limitSettings = {
  * `limits`: the settings above, and one `{rpm, tpm, unlimited}` section per family, keyed by its id
  * (the families are the registry's, so the sections are checked by name, not by a fixed shape).
  */
-const limitsSchema = z.looseObject(limitSettings).superRefine((limits, context) => {
-  for (const [key, value] of Object.entries(limits)) {
-    if (Object.hasOwn(limitSettings, key)) continue;
-    if (!isFamilyId(key)) {
-      context.addIssue({
-        code: 'custom',
-        path: [key],
-        message: `no such setting or family (families: ${familyIds().join(', ')})${didYouMean(key)}`,
-      });
-      continue;
+const limitsSchema = z
+  .looseObject(limitSettings)
+  .superRefine((limits, context) => {
+    for (const [key, value] of Object.entries(limits)) {
+      if (Object.hasOwn(limitSettings, key)) continue;
+      if (!isFamilyId(key)) {
+        context.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `no such setting or family (families: ${familyIds().join(', ')})${didYouMean(key)}`,
+        });
+        continue;
+      }
+      const parsed = familyLimits.safeParse(value);
+      for (const issue of parsed.error?.issues ?? [])
+        context.addIssue({ ...issue, code: 'custom', path: [key, ...issue.path], message: issue.message });
     }
-    const parsed = familyLimits.safeParse(value);
-    for (const issue of parsed.error?.issues ?? [])
-      context.addIssue({ ...issue, code: 'custom', path: [key, ...issue.path], message: issue.message });
-  }
-});
+  })
+  .transform(({ strictOutputTokens, onStoreFailure, instances, staticKeys, ...families }) => ({
+    strictOutputTokens,
+    onStoreFailure,
+    instances,
+    staticKeys,
+    /** Each family's own section, by family id (checked above: only registered families). */
+    families: Object.fromEntries(
+      Object.entries(families).map(([id, section]) => [id, familyLimits.parse(section)] as const),
+    ),
+  }));
 
 /** A typo of a `limits` setting or family names the one meant. */
 function didYouMean(key: string): string {
@@ -149,12 +160,6 @@ function onlyFamilyKeys(record: Record<string, unknown>, context: z.RefinementCt
       });
 }
 
-/** A family's section of `limits` (already validated by the schema). */
-export function familyLimitsOf(limits: Settings['limits'], id: FamilyId): FamilyLimitsSpec | undefined {
-  const section = limits[id];
-  return section === undefined ? undefined : familyLimits.parse(section);
-}
-
 export const settingsSchema = strictSection({
   server: strictSection({
     host: z.string().min(1).default('127.0.0.1'),
@@ -162,16 +167,29 @@ export const settingsSchema = strictSection({
     /** Largest accepted request body. */
     bodyLimitBytes: positiveInteger.default(16 * 1024 * 1024),
     maxInFlight: positiveInteger.default(1024),
-    /** Unset: a quarter of `maxInFlight` (at least 1). */
     maxInFlightPerKey: positiveInteger.optional(),
-    /** Unset: 128 MiB, or one whole body if that is larger. */
     maxBodyBytesReading: positiveInteger.optional(),
     bodyReadTimeoutMs: positiveInteger.default(60_000),
     minBodyBytesPerSecond: z.number().int().min(0).default(8_192),
     maxHeaderBytes: positiveInteger.default(16_384),
     headersTimeoutMs: positiveInteger.default(10_000),
     requestTimeoutMs: positiveInteger.default(120_000),
-  }).prefault({}),
+  })
+    .prefault({})
+    .superRefine((server, context) => {
+      if (server.maxInFlightPerKey !== undefined && server.maxInFlightPerKey > server.maxInFlight)
+        refuse(context, 'server.maxInFlightPerKey must not exceed server.maxInFlight');
+      if (server.maxBodyBytesReading !== undefined && server.maxBodyBytesReading < server.bodyLimitBytes)
+        refuse(context, 'server.maxBodyBytesReading must be at least server.bodyLimitBytes (one whole body)');
+    })
+    .transform((server) => ({
+      ...server,
+      // The defaults that follow from the section's other settings.
+      maxInFlightPerKey: server.maxInFlightPerKey ?? Math.max(1, Math.floor(server.maxInFlight / 4)),
+      maxBodyBytesReading: server.maxBodyBytesReading ?? Math.max(128 * 1024 * 1024, server.bodyLimitBytes),
+      // node:http requires requestTimeout ≥ headersTimeout.
+      requestTimeoutMs: Math.max(server.requestTimeoutMs, server.headersTimeoutMs),
+    })),
   database: z.string().min(1).default('./data/modelgate.db'),
   postgres: strictSection({
     url: z

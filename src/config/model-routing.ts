@@ -230,7 +230,7 @@ export function buildAliases(
     }
     aliases[alias] = target;
   };
-  for (const spec of settings.models) for (const alias of spec.aliases ?? []) add(alias, spec.name);
+  for (const spec of settings.models) for (const alias of spec.aliases) add(alias, spec.name);
   for (const [alias, target] of Object.entries(settings.aliases)) add(alias, target);
   return aliases;
 }

@@ -8,7 +8,7 @@ import type { FamilyId } from '../ir/index.ts';
 import { familyCodecs, familyIds } from '../surfaces/registry.ts';
 import { buildModelCatalog } from './build-catalog.ts';
 import { checkedConfigSchema, type CheckedConfig } from './config-schema.ts';
-import { familyLimitsOf, type Settings, type UpstreamSection } from './file-schema.ts';
+import type { Settings, UpstreamSection } from './file-schema.ts';
 import { providersOf } from './providers-schema.ts';
 import { hasRealUpstream } from './upstream-presence.ts';
 
@@ -43,7 +43,7 @@ function runtimeConfig({ settings, environmentOnly }: CheckedConfig) {
      * The families whose `tpm` the operator set: it limits every model of the family. Elsewhere the
      * family's default tokens per minute (the spec's table) limits the spec's models only.
      */
-    tokenLimitedFamilies: familyIds().filter((id) => familyLimitsOf(settings.limits, id)?.tpm !== undefined),
+    tokenLimitedFamilies: familyIds().filter((id) => settings.limits.families[id]?.tpm !== undefined),
     /** `limits.strictOutputTokens`: an output cap above the model's maximum is a 400 instead of lowered. */
     strictOutputTokens: settings.limits.strictOutputTokens,
     /**
@@ -69,9 +69,9 @@ function runtimeConfig({ settings, environmentOnly }: CheckedConfig) {
     /** In-flight chat requests beyond which new ones are shed at once with an overloaded error. */
     maxInFlight: server.maxInFlight,
     /** In-flight chat requests one client key may hold (from authentication, before its body); beyond it 429. */
-    maxInFlightPerKey: server.maxInFlightPerKey ?? Math.max(1, Math.floor(server.maxInFlight / 4)),
+    maxInFlightPerKey: server.maxInFlightPerKey,
     /** Bytes of request bodies being read at once, all requests together; beyond it the overloaded error. */
-    maxBodyBytesReading: server.maxBodyBytesReading ?? Math.max(128 * 1024 * 1024, server.bodyLimitBytes),
+    maxBodyBytesReading: server.maxBodyBytesReading,
     /** A request body must be whole within this after its reading starts; beyond it 408. */
     bodyReadTimeoutMs: server.bodyReadTimeoutMs,
     /** Over every 2-second window a body must bring this rate (or its rest); slower: 408. */
@@ -81,8 +81,7 @@ function runtimeConfig({ settings, environmentOnly }: CheckedConfig) {
     /** Time for a client to send its request headers (slow-header protection); beyond it 408. */
     headersTimeoutMs: server.headersTimeoutMs,
     /** Time for a client to send its whole request (headers and body); the answer is not limited. */
-    // node:http requires requestTimeout ≥ headersTimeout.
-    requestTimeoutMs: Math.max(server.requestTimeoutMs, server.headersTimeoutMs),
+    requestTimeoutMs: server.requestTimeoutMs,
     /** Keep-alive connections per upstream origin (the pool size). */
     upstreamConnections: settings.upstreamPool.connections,
     upstreamLimits: settings.upstreamLimits,
@@ -124,7 +123,7 @@ const noUpstream: UpstreamSection = { faultHeaders: false };
 function familyRateLimits(limits: Settings['limits']) {
   return Object.fromEntries(
     familyCodecs().map(({ id, descriptor: { defaultLimits } }) => {
-      const own = familyLimitsOf(limits, id);
+      const own = limits.families[id];
       const requestsPerMinute = own?.rpm ?? defaultLimits.requestsPerMinute;
       return [id, { requestsPerMinute, tokensPerMinute: own?.tpm ?? defaultLimits.tokensPerMinute }] as const;
     }),
@@ -138,7 +137,7 @@ function familyRateLimits(limits: Settings['limits']) {
  * (`unlimited: true`, or MODELGATE_UNLIMITED_KEYS=static-1,static-2). The ids are checked by the schema.
  */
 function unlimitedKeys(limits: Settings['limits'], fromEnvironment: readonly string[]) {
-  const families = familyIds().filter((id) => familyLimitsOf(limits, id)?.unlimited === true);
+  const families = familyIds().filter((id) => limits.families[id]?.unlimited === true);
   const staticKeys: Record<string, FamilyId[]> = {};
   for (const [id, entry] of Object.entries(limits.staticKeys)) {
     const listed = entry.unlimited === true ? familyIds() : entry.unlimited === false ? [] : entry.unlimited;
