@@ -241,3 +241,4 @@ export const settingsSchema = strictSection({
 
 export type Settings = z.output<typeof settingsSchema>;
 export type ModelSpec = z.infer<typeof modelSchema>;
+export type DeploymentSpec = z.output<typeof deploymentSchema>;

@@ -6,26 +6,22 @@
  */
 import { defaultPricing, type ModelCapabilities, type ModelEntry } from './catalog.ts';
 import { ConfigError } from './config-error.ts';
-import type { FamilyId } from '../ir/index.ts';
-import type { ModelSpec, Settings } from './file-schema.ts';
+import type { DeploymentSpec, ModelSpec, Settings } from './file-schema.ts';
 import type { TimeoutConfig } from './resilience-schema.ts';
 
-/** One upstream that can serve a catalog model (a model may have several): a deployment resolved. */
-export interface DeploymentConfig {
-  /** Shown in `GET /admin/health` and attempt records; never a URL or key. */
-  id: string;
-  /** The wire family spoken to this upstream (may differ from the model's). */
-  family: FamilyId;
-  /** Undefined: the family's configured upstream, or the built-in simulator when it has none. */
-  baseUrl: string | undefined;
-  /** Undefined with an own `baseUrl`: a keyless server (the family key never goes to another host). */
-  apiKey: string | undefined;
-  upstreamModel: string;
-  /** A `providers:` name: the provider holds the base URL and credentials (`baseUrl`/`apiKey` unset). */
-  provider: string | undefined;
-  /** Relative share of the traffic among healthy deployments. */
-  weight: number;
-}
+/**
+ * One upstream that can serve a catalog model (a model may have several): a `deployments[]` entry
+ * with every field present, its id, family and upstream model filled in from its model (unset:
+ * `<model>#<n>`, the model's family and upstream model). `baseUrl` undefined: the family's
+ * upstream, or the built-in simulator when it has none; `apiKey` undefined with an own `baseUrl`:
+ * a keyless server; `provider`: the named provider holds the base URL and credentials.
+ */
+export type DeploymentConfig = Resolved<DeploymentSpec, 'id' | 'family' | 'upstreamModel'>;
+
+/** `T` with every key present, and those in `Filled` never undefined. */
+type Resolved<T, Filled extends keyof T> = {
+  [Key in keyof T]-?: Key extends Filled ? Exclude<T[Key], undefined> : T[Key];
+};
 
 /** Per-model routing; models without an entry get one deployment (their family's upstream). */
 export interface ModelRouting {
