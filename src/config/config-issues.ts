@@ -15,16 +15,17 @@ export function configErrorOf(
   filePath: string | undefined,
 ): ConfigError {
   const fileIssues: z.core.$ZodIssue[] = [];
+  const mergedIssues: z.core.$ZodIssue[] = [];
   const refusals: string[] = [];
   for (const issue of error.issues) {
-    if (isCompleteMessage(issue)) {
-      refusals.push(issue.message);
-      continue;
-    }
-    const refusal = environment.refusalAt(issue.path);
+    const [branch, ...path] = issue.path;
+    const refusal = isCompleteMessage(issue) ? issue.message : environment.refusalAt(issue.path);
     if (refusal !== undefined) refusals.push(refusal);
-    else fileIssues.push({ ...issue, path: issue.path.slice(1) });
+    else if (branch === 'file') fileIssues.push({ ...issue, path });
+    // The file's own mistakes show twice (alone and under the variables): said once, from the file.
+    else mergedIssues.push({ ...issue, path });
   }
+  if (fileIssues.length === 0) fileIssues.push(...mergedIssues);
   if (fileIssues.length > 0) {
     const where = filePath === undefined ? 'the configuration' : `config file ${filePath}`;
     return new ConfigError(`${where} is invalid:\n${z.prettifyError(new z.ZodError(fileIssues))}`);

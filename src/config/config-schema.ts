@@ -24,33 +24,32 @@ const environmentOnlySchema = z
   .prefault({});
 
 export const checkedConfigSchema = z
-  .object({ settings: settingsSchema, environmentOnly: environmentOnlySchema })
+  .object({
+    // The file as written, checked alone: a bad value stays refused when a variable overrides it
+    // (PORT=0 beside `server.port: eighty` is still a bad file). Its output is not used.
+    file: settingsSchema,
+    settings: settingsSchema,
+    environmentOnly: environmentOnlySchema,
+  })
   .superRefine(({ settings, environmentOnly }, context) => {
     const { adminKey, clientKeys } = environmentOnly;
     if (adminKey !== undefined && clientKeys.includes(adminKey))
       refuse(context, 'MODELGATE_ADMIN_KEY must differ from every client key in MODELGATE_KEYS');
     for (const [id, entry] of Object.entries(settings.limits.staticKeys))
-      if (entry.unlimited !== false && (entry.unlimited === true || entry.unlimited.length > 0))
-        refuseStaticKeyId(id, 'limits.staticKeys', clientKeys.length, (message) => refuse(context, message));
+      if (entry.unlimited !== false) checkStaticKeyId(context, id, 'limits.staticKeys', clientKeys.length);
     for (const id of environmentOnly.unlimitedKeys)
-      refuseStaticKeyId(id, 'MODELGATE_UNLIMITED_KEYS', clientKeys.length, (message) =>
-        refuse(context, message),
-      );
+      checkStaticKeyId(context, id, 'MODELGATE_UNLIMITED_KEYS', clientKeys.length);
   });
 
 export type CheckedConfig = z.output<typeof checkedConfigSchema>;
 
 /** A static key is named by its place in MODELGATE_KEYS: `static-1`, `static-2`, … */
-function refuseStaticKeyId(
-  id: string,
-  where: string,
-  staticCount: number,
-  refuse: (message: string) => void,
-): void {
+function checkStaticKeyId(context: z.RefinementCtx, id: string, where: string, staticCount: number): void {
   if (!/^static-[1-9]\d*$/.test(id))
     refuse(
+      context,
       `${where}: ${id} is not a static key id (static-1, static-2, …: the keys' order in MODELGATE_KEYS)`,
     );
   else if (Number(id.slice('static-'.length)) > staticCount)
-    refuse(`${where}: ${id} names no key (MODELGATE_KEYS has ${staticCount})`);
+    refuse(context, `${where}: ${id} names no key (MODELGATE_KEYS has ${staticCount})`);
 }

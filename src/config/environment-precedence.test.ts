@@ -225,5 +225,9 @@ test("the file's mistake is reported at its field even when a variable sets a ne
   const message = refusal(() => loadConfig({ HOST: '0.0.0.0' }, path));
   assert.match(message, /^config file .* is invalid:\n/);
   assert.match(message, /server\.port/);
-  assert.equal(loadConfig({ PORT: '8081' }, path).port, 8081, 'a variable replaces the file value');
+  // A variable overriding the bad value does not hide it: the file is still refused, at its field.
+  const overridden = refusal(() => loadConfig({ PORT: '8081' }, path));
+  assert.match(overridden, /^config file .* is invalid:\n/);
+  assert.match(overridden, /server\.port/);
+  assert.equal(overridden.match(/server\.port/g)?.length, 1, 'said once');
 });

@@ -6,13 +6,18 @@
 import type { EnvironmentOverlay } from './environment.ts';
 
 export interface RawConfig {
+  /** The file's document as written: checked on its own too, so a variable never hides its mistake. */
+  file: unknown;
+  /** The file's document with the variables laid over it: what the gateway runs with. */
   settings: unknown;
   environmentOnly: Record<string, unknown>;
 }
 
 export function rawConfig(fileDocument: unknown, environment: EnvironmentOverlay): RawConfig {
+  const file = withSectionForms(fileDocument);
   return {
-    settings: overlay(withSectionForms(fileDocument), environment.raw.settings),
+    file,
+    settings: overlay(file, environment.raw.settings),
     environmentOnly: environment.raw.environmentOnly,
   };
 }
