@@ -6,8 +6,32 @@
  */
 import { defaultPricing, type ModelCapabilities, type ModelEntry } from './catalog.ts';
 import { ConfigError } from './config-error.ts';
-import type { DeploymentConfig, ModelRouting, TimeoutConfig } from './config.ts';
-import type { ConfigFile, ModelSpec } from './file-schema.ts';
+import type { DeploymentSpec, ModelSpec, Settings } from './file-schema.ts';
+import type { TimeoutConfig } from './resilience-schema.ts';
+
+/**
+ * One upstream that can serve a catalog model (a model may have several): a `deployments[]` entry
+ * with every field present, its id, family and upstream model filled in from its model (unset:
+ * `<model>#<n>`, the model's family and upstream model). `baseUrl` undefined: the family's
+ * upstream, or the built-in simulator when it has none; `apiKey` undefined with an own `baseUrl`:
+ * a keyless server; `provider`: the named provider holds the base URL and credentials.
+ */
+export type DeploymentConfig = Resolved<DeploymentSpec, 'id' | 'family' | 'upstreamModel'>;
+
+/** `T` with every key present, and those in `Filled` never undefined. */
+type Resolved<T, Filled extends keyof T> = {
+  [Key in keyof T]-?: Key extends Filled ? Exclude<T[Key], undefined> : T[Key];
+};
+
+/** Per-model routing; models without an entry get one deployment (their family's upstream). */
+export interface ModelRouting {
+  /** Empty: the model's single default deployment. */
+  deployments: DeploymentConfig[];
+  /** Catalog names tried in order when the model's deployments are exhausted (aliases resolved). */
+  fallbacks: string[];
+  /** The model's three upstream timers (global `timeouts` where not overridden). */
+  timeouts: TimeoutConfig;
+}
 
 export function buildCatalog(specs: ModelSpec[], base: readonly ModelEntry[]): ModelEntry[] {
   const byName = new Map(base.map((entry) => [entry.name, entry]));
@@ -68,7 +92,7 @@ function overrideEntry(entry: ModelEntry, spec: ModelSpec): ModelEntry {
     // What the file leaves unsaid keeps the entry's value (a vendor model's reasoning and caching too).
     capabilities: overrideCapabilities(entry.capabilities, spec.capabilities ?? {}),
   };
-  if (spec.baseUrl !== undefined) result.baseUrl = spec.baseUrl.replace(/\/+$/, '');
+  if (spec.baseUrl !== undefined) result.baseUrl = spec.baseUrl;
   if (spec.apiKey !== undefined) result.apiKey = spec.apiKey;
   if (spec.provider !== undefined) result.provider = spec.provider;
   if (result.maxOutputTokens > result.contextWindow) {
@@ -146,20 +170,14 @@ function buildDeployments(spec: ModelSpec, entry: ModelEntry): DeploymentConfig[
         `model ${spec.name}: deployment ${id} speaks ${deploymentFamily}, so it needs its own upstreamModel`,
       );
     }
-    const baseUrl = deployment.baseUrl?.replace(/\/+$/, '');
-    if (baseUrl !== undefined && !/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(baseUrl)) {
-      throw new ConfigError(
-        `model ${spec.name}: deployment ${id} baseUrl must be http(s) without query or fragment`,
-      );
-    }
     return {
       id,
       family: deploymentFamily,
-      baseUrl,
+      baseUrl: deployment.baseUrl,
       apiKey: deployment.apiKey,
       provider: deployment.provider,
       upstreamModel: deployment.upstreamModel ?? entry.upstreamModel,
-      weight: deployment.weight ?? 1,
+      weight: deployment.weight,
     };
   });
 }
@@ -191,7 +209,10 @@ function rejectFallbackCycles(routing: Record<string, ModelRouting>): void {
   for (const name of Object.keys(routing)) visit(name, []);
 }
 
-export function buildAliases(file: ConfigFile, models: ModelEntry[]): Record<string, string> {
+export function buildAliases(
+  settings: Pick<Settings, 'models' | 'aliases'>,
+  models: ModelEntry[],
+): Record<string, string> {
   const names = new Set(models.map((entry) => entry.name));
   const aliases: Record<string, string> = Object.create(null) as Record<string, string>;
   const add = (alias: string, target: string): void => {
@@ -205,7 +226,7 @@ export function buildAliases(file: ConfigFile, models: ModelEntry[]): Record<str
     }
     aliases[alias] = target;
   };
-  for (const spec of file.models ?? []) for (const alias of spec.aliases ?? []) add(alias, spec.name);
-  for (const [alias, target] of Object.entries(file.aliases ?? {})) add(alias, target);
+  for (const spec of settings.models) for (const alias of spec.aliases) add(alias, spec.name);
+  for (const [alias, target] of Object.entries(settings.aliases)) add(alias, target);
   return aliases;
 }

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from './config-error.ts';
+import { httpBaseUrl } from './base-url.ts';
 import { strictSection } from './did-you-mean.ts';
 
 const setting = z.string().min(1).max(2048);
@@ -15,10 +16,7 @@ export const providerSchema = strictSection({
   preset: z.string().min(1).max(64),
   apiKey: setting.optional(),
   /** Overrides the preset's public endpoint (the part before `/v1`). */
-  baseUrl: z
-    .url()
-    .regex(/^https?:\/\/[^/?#]+(\/[^?#]*)?$/, 'an http(s) URL without query or fragment')
-    .optional(),
+  baseUrl: httpBaseUrl.optional(),
   region: setting.optional(),
   project: setting.optional(),
   location: setting.optional(),
@@ -33,7 +31,7 @@ export const providersSchema = z
     z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'provider names are 1–64 letters, digits and ._-'),
     providerSchema,
   )
-  .optional();
+  .default({});
 
 /** One configured provider: its section and its name. */
 export type ProviderConfig = z.output<typeof providerSchema> & { readonly name: string };
@@ -41,7 +39,7 @@ export type ProviderConfig = z.output<typeof providerSchema> & { readonly name: 
 /** The section as the gateway builds it (names joined to their settings). */
 export function providersOf(section: z.output<typeof providersSchema>): Record<string, ProviderConfig> {
   const providers: Record<string, ProviderConfig> = Object.create(null) as Record<string, ProviderConfig>;
-  for (const [name, settings] of Object.entries(section ?? {})) providers[name] = { ...settings, name };
+  for (const [name, settings] of Object.entries(section)) providers[name] = { ...settings, name };
   return providers;
 }
 

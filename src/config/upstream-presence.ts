@@ -8,14 +8,28 @@
 import { familyCodec, familyCodecs } from '../surfaces/registry.ts';
 import type { FamilyId } from '../ir/index.ts';
 import type { ModelEntry } from './catalog.ts';
-import type { Config } from './config.ts';
+import type { UpstreamSection } from './file-schema.ts';
+import type { ModelRouting } from './model-routing.ts';
+import type { ProviderConfig } from './providers-schema.ts';
 import { firstPartyPlatform, type VendorPlatform } from './vendor-catalog.ts';
+
+/** A family's upstream as far as presence goes: its base URL, set or not. */
+export type ConfiguredUpstream = Pick<UpstreamSection, 'baseUrl'>;
+
+/** The parts of the configuration that say what is served where (`Config` has them all). */
+interface UpstreamFacts {
+  upstreams: Readonly<Record<FamilyId, ConfiguredUpstream>>;
+  providers: Readonly<Record<string, ProviderConfig>>;
+  models: readonly ModelEntry[];
+  routing: Readonly<Record<string, ModelRouting>>;
+  simulator: { readonly enabled: boolean };
+}
 
 /**
  * The vendor platforms a real upstream is configured for: a family's base URL set means the
  * vendor's own API of that family (alpha → OpenAI, beta → Anthropic, gamma → Google).
  */
-export function activePlatforms(config: Pick<Config, 'upstreams' | 'providers'>): VendorPlatform[] {
+export function activePlatforms(config: Pick<UpstreamFacts, 'upstreams' | 'providers'>): VendorPlatform[] {
   const platforms = new Set<VendorPlatform>(providerPlatforms(config).keys());
   for (const [family, upstream] of Object.entries(config.upstreams)) {
     if (upstream.baseUrl === undefined) continue;
@@ -39,7 +53,7 @@ const presetPlatforms: Readonly<Record<string, VendorPlatform>> = {
  * The platforms named providers serve, each with the provider its vendor models go through (the
  * first configured one of that preset; another is reached by naming it on a model or deployment).
  */
-export function providerPlatforms(config: Pick<Config, 'providers'>): Map<VendorPlatform, string> {
+export function providerPlatforms(config: Pick<UpstreamFacts, 'providers'>): Map<VendorPlatform, string> {
   const platforms = new Map<VendorPlatform, string>();
   for (const [name, provider] of Object.entries(config.providers)) {
     const platform = presetPlatforms[provider.preset];
@@ -48,10 +62,10 @@ export function providerPlatforms(config: Pick<Config, 'providers'>): Map<Vendor
   return platforms;
 }
 
-type UpstreamFacts = Pick<Config, 'upstreams' | 'models' | 'routing' | 'providers'>;
-
 /** Any real upstream anywhere: a named provider, a family's base URL, a model's own, or a deployment's. */
-export function hasRealUpstream(config: UpstreamFacts): boolean {
+export function hasRealUpstream(
+  config: Pick<UpstreamFacts, 'upstreams' | 'models' | 'routing' | 'providers'>,
+): boolean {
   return (
     Object.keys(config.providers).length > 0 ||
     config.models.some((entry) => entry.provider !== undefined) ||
@@ -65,7 +79,7 @@ export function hasRealUpstream(config: UpstreamFacts): boolean {
 
 /** A deployment of `family` with its own base URL or provider (or none) reaches a real upstream. */
 export function reachesRealUpstream(
-  config: Pick<Config, 'upstreams'>,
+  config: Pick<UpstreamFacts, 'upstreams'>,
   family: FamilyId,
   baseUrl: string | undefined,
   provider?: string,
@@ -79,7 +93,7 @@ export function reachesRealUpstream(
  * deployment".
  */
 export function missingUpstream(
-  config: Pick<Config, 'upstreams' | 'routing' | 'simulator'>,
+  config: Pick<UpstreamFacts, 'upstreams' | 'routing' | 'simulator'>,
   entry: ModelEntry,
 ): string | undefined {
   if (config.simulator.enabled) return undefined;
@@ -107,7 +121,7 @@ function baseUrlSetting(family: FamilyId): string {
  * them for a model's; undefined when the simulator is off.
  */
 export function simulatorNotice(
-  config: Pick<Config, 'upstreams' | 'models' | 'routing' | 'simulator' | 'providers'>,
+  config: Pick<UpstreamFacts, 'upstreams' | 'models' | 'routing' | 'simulator' | 'providers'>,
 ): string | undefined {
   if (!config.simulator.enabled) return undefined;
   if (hasRealUpstream(config))
