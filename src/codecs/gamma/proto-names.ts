@@ -100,66 +100,95 @@ export function camelName(name: string): string {
 
 /** The request body with every proto field camelCase; the same object when nothing needed renaming. */
 export function camelCaseRequest(body: JsonObject): JsonObject {
-  return renameMessage(body, request, 'body', 0);
+  return renameMessage(body, request, undefined, 0);
 }
 
-function renameValue(value: JsonValue, fields: Fields, path: string, depth: number): JsonValue {
-  if (isJsonObject(value)) return renameMessage(value, fields, path, depth);
+/** Where a value sits, built into a path string only for an error message. */
+interface Trail {
+  readonly up: Trail | undefined;
+  readonly step: string | number;
+}
+
+function pathOf(trail: Trail | undefined): string {
+  if (trail === undefined) return 'body';
+  const steps: Array<string | number> = [];
+  for (let at: Trail | undefined = trail; at !== undefined; at = at.up) steps.push(at.step);
+  return steps
+    .reverse()
+    .map((step, index) => (typeof step === 'number' ? `[${step}]` : index === 0 ? step : `.${step}`))
+    .join('');
+}
+
+function renameValue(value: JsonValue, fields: Fields, trail: Trail | undefined, depth: number): JsonValue {
+  if (isJsonObject(value)) return renameMessage(value, fields, trail, depth);
   if (!Array.isArray(value)) return value;
   let out: JsonValue[] | undefined;
   value.forEach((item, index) => {
-    const renamed = renameValue(item, fields, `${path}[${index}]`, depth);
+    const renamed = renameValue(item, fields, { up: trail, step: index }, depth);
     if (renamed !== item) (out ??= [...value])[index] = renamed;
   });
   return out ?? value;
 }
 
-function renameMessage(message: JsonObject, fields: Fields, path: string, depth: number): JsonObject {
-  if (depth > maxDepth) throw invalidRequest(`${path}: nested too deeply`, path);
-  const entries: Array<[string, JsonValue]> = [];
-  const spelled = new Map<string, string>();
-  let changed = false;
-  for (const [key, value] of Object.entries(message)) {
-    const name = camelName(key);
-    const at = childPath(path, name);
-    const other = spelled.get(name);
-    if (other !== undefined)
-      throw invalidRequest(
-        `${at}: given twice, as "${other}" and "${key}" (one field, two spellings: send one)`,
-        at,
-      );
-    spelled.set(name, key);
-    const nested = Object.hasOwn(fields, name) ? fields[name] : undefined;
-    const renamed = nested === undefined ? value : renameNested(value, nested, at, depth);
-    if (name !== key || renamed !== value) changed = true;
-    entries.push([name, renamed]);
+function renameMessage(
+  message: JsonObject,
+  fields: Fields,
+  trail: Trail | undefined,
+  depth: number,
+): JsonObject {
+  if (depth > maxDepth) {
+    const path = pathOf(trail);
+    throw invalidRequest(`${path}: nested too deeply`, path);
   }
-  if (!changed) return message;
-  const out: JsonObject = {};
-  for (const [name, value] of entries) setOwn(out, name, value);
-  return out;
+  // Only a renamed key can meet another spelling of itself (JSON.parse keeps one of equal keys).
+  let renamedFrom: Map<string, string> | undefined;
+  // Copied from the first change on; the keys before it are the client's, unchanged.
+  let out: JsonObject | undefined;
+  const keys = Object.keys(message);
+  keys.forEach((key, index) => {
+    const value = message[key] as JsonValue;
+    const name = camelName(key);
+    if (name !== key) {
+      renamedFrom ??= new Map();
+      const other = Object.hasOwn(message, name) ? name : renamedFrom.get(name);
+      if (other !== undefined) twoSpellings(pathOf({ up: trail, step: name }), other, key);
+      renamedFrom.set(name, key);
+    }
+    const nested = Object.hasOwn(fields, name) ? fields[name] : undefined;
+    const renamed =
+      nested === undefined ? value : renameNested(value, nested, { up: trail, step: name }, depth);
+    if (out === undefined && (name !== key || renamed !== value)) {
+      out = {};
+      for (const earlier of keys.slice(0, index)) setOwn(out, earlier, message[earlier] as JsonValue);
+    }
+    if (out !== undefined) setOwn(out, name, renamed);
+  });
+  return out ?? message;
 }
 
-function renameNested(value: JsonValue, nested: Fields | MapOf, path: string, depth: number): JsonValue {
+function twoSpellings(path: string, first: string, second: string): never {
+  throw invalidRequest(
+    `${path}: given twice, as "${first}" and "${second}" (one field, two spellings: send one)`,
+    path,
+  );
+}
+
+function renameNested(value: JsonValue, nested: Fields | MapOf, trail: Trail, depth: number): JsonValue {
   return isMap(nested)
-    ? renameMap(value, nested.mapOf, path, depth)
-    : renameValue(value, nested, path, depth + 1);
+    ? renameMap(value, nested.mapOf, trail, depth)
+    : renameValue(value, nested, trail, depth + 1);
 }
 
 /** A proto map (`properties`): its keys are data, its values messages. */
-function renameMap(value: JsonValue, fields: Fields, path: string, depth: number): JsonValue {
+function renameMap(value: JsonValue, fields: Fields, trail: Trail, depth: number): JsonValue {
   if (!isJsonObject(value)) return value;
   let out: JsonObject | undefined;
   for (const [key, item] of Object.entries(value)) {
-    const renamed = renameValue(item, fields, `${path}.${key}`, depth + 1);
+    const renamed = renameValue(item, fields, { up: trail, step: key }, depth + 1);
     if (renamed !== item) out ??= { ...value };
     if (out !== undefined) setOwn(out, key, renamed);
   }
   return out ?? value;
-}
-
-function childPath(path: string, name: string): string {
-  return path === 'body' ? name : `${path}.${name}`;
 }
 
 /** An own property even for `__proto__` (an assignment would set the object's prototype instead). */
