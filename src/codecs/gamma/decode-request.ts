@@ -1,5 +1,5 @@
 /** A Family C `generateContent` body (+ the route's model and stream switch) → the canonical request. */
-import { invalidRequest } from '../../ir/index.ts';
+import { invalidRequest, isJsonObject } from '../../ir/index.ts';
 import type {
   ChatRequest,
   JsonObject,
@@ -22,9 +22,11 @@ import {
 } from '../shared/validate.ts';
 import { decodeContents } from './decode-contents.ts';
 import { decodeOutputOptions } from './output-options.ts';
+import { camelCaseRequest } from './proto-names.ts';
 import { normaliseGammaSchema } from './schema.ts';
+import { declarationExtraPrefix } from './wire.ts';
 
-/** `model` is ignored in the body: the path names the model. */
+/** `model` is ignored in the body: the path names the model. Fields are read camelCase (proto-names.ts). */
 const knownFields: ReadonlySet<string> = new Set([
   'contents',
   'systemInstruction',
@@ -50,7 +52,7 @@ const knownConfigFields: ReadonlySet<string> = new Set([
 const maxStopSequences = 5;
 
 export function decodeRequest(input: SurfaceInput): ChatRequest {
-  const body = requireObject(input.body, 'body');
+  const body = camelCaseRequest(requireObject(input.body, 'body'));
   const model = input.route.model;
   if (model === undefined || model === '') throw invalidRequest('model: the path must name a model', 'model');
   const extension = unknownFields(body, knownFields);
@@ -143,7 +145,8 @@ function decodeTools(value: unknown, extension: JsonObject): ToolDefinition[] {
     if (functionDeclarations !== undefined) {
       requireArray(functionDeclarations, `tools[${index}].functionDeclarations`).forEach(
         (declaration, position) => {
-          tools.push(decodeDeclaration(declaration, `tools[${index}].functionDeclarations[${position}]`));
+          const path = `tools[${index}].functionDeclarations[${position}]`;
+          tools.push(decodeDeclaration(requireObject(declaration, path), path, extension));
         },
       );
     }
@@ -153,8 +156,15 @@ function decodeTools(value: unknown, extension: JsonObject): ToolDefinition[] {
   return tools;
 }
 
-function decodeDeclaration(value: unknown, path: string): ToolDefinition {
-  const declaration = requireObject(value, path);
+/** What an IR tool carries of a declaration; anything else (`response`, `behavior`…) is kept aside. */
+const toolFields: ReadonlySet<string> = new Set([
+  'name',
+  'description',
+  'parameters',
+  'parametersJsonSchema',
+]);
+
+function decodeDeclaration(declaration: JsonObject, path: string, extension: JsonObject): ToolDefinition {
   const tool: ToolDefinition = {
     name: requireString(declaration.name, `${path}.name`),
     parameters: { type: 'object', properties: {} },
@@ -169,7 +179,23 @@ function decodeDeclaration(value: unknown, path: string): ToolDefinition {
   } else if (declaration.parametersJsonSchema !== undefined && declaration.parametersJsonSchema !== null) {
     tool.parameters = requireObject(declaration.parametersJsonSchema, `${path}.parametersJsonSchema`);
   }
+  keepDeclarationExtras(declaration, tool.name, extension);
   return tool;
+}
+
+/**
+ * Declaration fields the IR has no slot for go to the extension as `functionDeclarations.<field>`
+ * (tool name → value): a C upstream gets them back on the same declaration, any other family's
+ * answer names them in a `warning` (codecs/shared/warnings.ts), so none is dropped silently.
+ */
+function keepDeclarationExtras(declaration: JsonObject, name: string, extension: JsonObject): void {
+  for (const [field, value] of Object.entries(declaration)) {
+    if (toolFields.has(field) || value === null) continue;
+    const key = `${declarationExtraPrefix}${field}`;
+    const byTool = isJsonObject(extension[key]) ? extension[key] : {};
+    Object.defineProperty(byTool, name, { value, enumerable: true, writable: true, configurable: true });
+    extension[key] = byTool;
+  }
 }
 
 interface ToolConfig {

@@ -7,7 +7,11 @@ import { droppedExtensionWarnings, imageDetailWarning } from '../shared/warnings
 import { encodeContents } from './encode-contents.ts';
 import { encodeOutputOptions } from './output-options.ts';
 import { sanitiseParameters } from './schema.ts';
-import type { GammaFunctionCallingConfig, GammaFunctionDeclaration } from './wire.ts';
+import {
+  declarationExtraPrefix,
+  type GammaFunctionCallingConfig,
+  type GammaFunctionDeclaration,
+} from './wire.ts';
 
 const maxStopSequences = 5;
 
@@ -39,7 +43,11 @@ export function encodeRequest(request: ChatRequest, target: UpstreamTarget): Ups
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
   if (request.tools.length > 0)
     body.tools = [
-      { functionDeclarations: request.tools.map((tool, position) => encodeTool(tool, position)) },
+      {
+        functionDeclarations: request.tools.map((tool, position) =>
+          encodeTool(tool, position, request.extensions.gamma),
+        ),
+      },
     ];
   // Like A and B, a tool choice means nothing without tools; C's own toolConfig extras still merge.
   if (request.toolChoice !== undefined && request.tools.length > 0)
@@ -88,7 +96,7 @@ function encodeSampling(sampling: Sampling): JsonObject {
 /** C's function-name rule: a letter or `_` first, then letters, digits, `_ . : -`, at most 128. */
 const gammaToolName = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$/;
 
-function encodeTool(tool: ToolDefinition, position: number): GammaFunctionDeclaration {
+function encodeTool(tool: ToolDefinition, position: number, extension: JsonObject | undefined): JsonObject {
   const path = `tools[${position}]`;
   if (!gammaToolName.test(tool.name)) {
     throw invalidRequest(
@@ -100,7 +108,23 @@ function encodeTool(tool: ToolDefinition, position: number): GammaFunctionDeclar
   if (tool.description !== undefined) declaration.description = tool.description;
   const parameters = sanitiseParameters(tool.parameters, `${path}.parameters`);
   if (parameters !== undefined) declaration.parameters = parameters;
-  return declaration;
+  return withDeclarationExtras(declaration, extension);
+}
+
+/** A C client's own declaration fields (`response`, `behavior`…) go back on its declaration. */
+function withDeclarationExtras(
+  declaration: GammaFunctionDeclaration,
+  extension: JsonObject | undefined,
+): JsonObject {
+  const out: JsonObject = { ...declaration };
+  for (const [key, byTool] of Object.entries(extension ?? {})) {
+    if (!key.startsWith(declarationExtraPrefix) || !isJsonObject(byTool)) continue;
+    const value = Object.hasOwn(byTool, declaration.name) ? byTool[declaration.name] : undefined;
+    const field = key.slice(declarationExtraPrefix.length);
+    if (value !== undefined && !Object.hasOwn(out, field))
+      Object.defineProperty(out, field, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }
 
 function encodeToolChoice(choice: ToolChoice): GammaFunctionCallingConfig {
@@ -123,6 +147,7 @@ function encodeToolChoice(choice: ToolChoice): GammaFunctionCallingConfig {
 function mergeExtension(body: JsonObject, extension: JsonObject | undefined): void {
   if (extension === undefined) return;
   for (const [key, value] of Object.entries(extension)) {
+    if (key.startsWith(declarationExtraPrefix)) continue;
     if ((key === 'generationConfig' || key === 'toolConfig') && isJsonObject(value)) {
       body[key] = { ...value, ...(isJsonObject(body[key]) ? body[key] : {}) };
     } else if (key === 'tools' && Array.isArray(value)) {

@@ -9,13 +9,23 @@ import { renameStringField } from '../shared/rename-field.ts';
 import type { PassThrough } from '../codec.ts';
 import { upstreamHeaders, upstreamPath } from './encode-request.ts';
 
-/** The body with `generationConfig.maxOutputTokens` lowered to `cap` when the gateway lowered it. */
+/**
+ * The body with its output cap lowered to `cap` when the gateway lowered it, in the spelling the
+ * client used (the family takes `generationConfig.maxOutputTokens` and `generation_config.max_output_tokens`;
+ * the decoder refused a body with both spellings of one field).
+ */
 function withOutputCap(body: JsonObject, cap: number | undefined): JsonObject {
-  const config = body.generationConfig;
-  if (cap === undefined || !isJsonObject(config)) return body;
-  const asked = config.maxOutputTokens;
-  if (typeof asked !== 'number' || asked <= cap) return body;
-  return { ...body, generationConfig: { ...config, maxOutputTokens: cap } };
+  if (cap === undefined) return body;
+  for (const configKey of ['generationConfig', 'generation_config']) {
+    const config = body[configKey];
+    if (!isJsonObject(config)) continue;
+    for (const capKey of ['maxOutputTokens', 'max_output_tokens']) {
+      const asked = config[capKey];
+      if (typeof asked === 'number' && asked > cap)
+        return { ...body, [configKey]: { ...config, [capKey]: cap } };
+    }
+  }
+  return body;
 }
 
 /**

@@ -22,6 +22,12 @@ export type GammaContent = { role: GammaRole; parts: GammaPart[] };
 
 export type GammaFunctionDeclaration = { name: string; description?: string; parameters?: JsonObject };
 
+/**
+ * Extension keys (`functionDeclarations.response`, tool name → value) of a client's declaration
+ * fields the canonical tool has no slot for: the encoder puts them back on a C declaration.
+ */
+export const declarationExtraPrefix = 'functionDeclarations.';
+
 export type GammaFunctionCallingConfig = {
   mode: 'AUTO' | 'ANY' | 'NONE';
   allowedFunctionNames?: string[];

@@ -84,16 +84,26 @@ function withRoles(contents: JsonValue | undefined): JsonValue {
   );
 }
 
+/** What Vertex's countTokens takes of the full request form, in both spellings. */
+const countedFields = [
+  'systemInstruction',
+  'system_instruction',
+  'tools',
+  'generationConfig',
+  'generation_config',
+];
+
 /**
  * Vertex's countTokens takes the request's fields at the top level (no `generateContentRequest`,
  * whose `models/…` name Vertex would refuse), and roles like generateContent.
  */
 function vertexCountBody(text: string): string {
   const body = parseBody(text);
-  const inner = isJsonObject(body.generateContentRequest) ? body.generateContentRequest : undefined;
+  // Either proto-JSON spelling, as the client wrote it (the family's surface read both).
+  const inner = [body.generateContentRequest, body.generate_content_request].find(isJsonObject);
   const flat: JsonObject = inner === undefined ? { ...body } : { contents: inner.contents ?? [] };
   if (inner !== undefined)
-    for (const field of ['systemInstruction', 'tools', 'generationConfig']) {
+    for (const field of countedFields) {
       const value = inner[field];
       if (value !== undefined) flat[field] = value;
     }

@@ -23,6 +23,30 @@ test('both request forms decode: {contents} and {generateContentRequest}', () =>
   assert.equal(full.system[0]?.text, 'Be brief.');
 });
 
+test('the full request form in snake_case (generate_content_request) decodes and goes upstream as written', () => {
+  const body = {
+    generate_content_request: {
+      model: 'models/C-1',
+      contents: [{ role: 'user', parts: [{ text: 'Hi' }] }],
+      system_instruction: { parts: [{ text: 'Be brief.' }] },
+    },
+  };
+  const request = tokenCounting.decodeRequest({ body, route: { model: 'C-1', countTokens: true } });
+  assert.equal(request.system[0]?.text, 'Be brief.');
+  const upstream = tokenCounting.encodeUpstreamRequest(body, request, target, {});
+  assert.deepEqual(JSON.parse(upstream.body), {
+    generate_content_request: { ...body.generate_content_request, model: 'models/c-big-001' },
+  });
+  assert.throws(
+    () =>
+      tokenCounting.decodeRequest({
+        body: { ...body, generateContentRequest: body.generate_content_request },
+        route: { model: 'C-1', countTokens: true },
+      }),
+    /given twice/,
+  );
+});
+
 test('the answer has totalTokens and the modalities; the upstream form is read back', () => {
   assert.deepEqual(tokenCounting.encodeResponse({ inputTokens: 300, imageTokens: 258 }), {
     totalTokens: 300,

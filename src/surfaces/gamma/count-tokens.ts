@@ -9,11 +9,24 @@ import type { TokenCounting } from '../surface.ts';
 import { decodeRequest } from '../../codecs/gamma/decode-request.ts';
 import { upstreamHeaders } from '../../codecs/gamma/encode-request.ts';
 
+/** The full request form's field, in the spelling the client used (the API takes both). */
+function fullRequestKey(body: unknown): string | undefined {
+  if (!isJsonObject(body)) return undefined;
+  if (body.generateContentRequest !== undefined && body.generate_content_request !== undefined)
+    throw invalidRequest(
+      'generateContentRequest: given twice, as "generateContentRequest" and "generate_content_request" (one field, two spellings: send one)',
+      'generateContentRequest',
+    );
+  if (isJsonObject(body.generateContentRequest)) return 'generateContentRequest';
+  return isJsonObject(body.generate_content_request) ? 'generate_content_request' : undefined;
+}
+
 /** The full request form names its model as `models/{id}`: it follows the path's. */
 function upstreamBody(body: JsonObject, model: string): JsonObject {
-  const inner = body.generateContentRequest;
-  return isJsonObject(inner)
-    ? { ...body, generateContentRequest: { ...inner, model: `models/${model}` } }
+  const key = fullRequestKey(body);
+  const inner = key === undefined ? undefined : body[key];
+  return key !== undefined && isJsonObject(inner)
+    ? { ...body, [key]: { ...inner, model: `models/${model}` } }
     : body;
 }
 
@@ -29,8 +42,9 @@ function modalityTokens(details: unknown, modality: string): number {
 export const tokenCounting: TokenCounting = {
   decodeRequest(input) {
     const body = input.body;
-    const inner = isJsonObject(body) ? body.generateContentRequest : undefined;
-    return decodeRequest({ ...input, body: isJsonObject(inner) ? inner : body });
+    const key = fullRequestKey(body);
+    const inner = key !== undefined && isJsonObject(body) ? body[key] : undefined;
+    return decodeRequest({ ...input, body: inner ?? body });
   },
   encodeResponse(count) {
     const text = count.inputTokens - count.imageTokens;
