@@ -10,7 +10,7 @@ import { matchSurface, resembledSurface } from '../surfaces/registry.ts';
 import { adminRoute } from './admin-route.ts';
 import { expectsContinue } from './before-body.ts';
 import { chatRoute, type ChatRouteState } from './chat-route.ts';
-import type { Exchange } from './exchange.ts';
+import { answerAs, type Exchange } from './exchange.ts';
 import { metricsPath, metricsRoute } from './metrics-route.ts';
 import { matchModelsPath } from './models-route.ts';
 import { healthz, livez, readyz } from './probes.ts';
@@ -40,10 +40,14 @@ const surfaceOrModels: Route = (exchange, state) => {
   const modelsPath =
     match === undefined ? matchModelsPath(pathname, exchange.request, exchange.search) : undefined;
   if (modelsPath !== undefined) {
-    state.modelsRoute(exchange.request, modelsPath, exchange.search, exchange.answer, exchange.baseHeaders);
+    answerAs(exchange, modelsPath.codec);
+    const { request, search, answer, baseHeaders, requestId } = exchange;
+    state.modelsRoute(request, modelsPath, search, answer, baseHeaders, requestId);
     return;
   }
-  return chatRoute(exchange, match, match?.codec ?? resembledSurface(pathname), state);
+  const surface = match?.codec ?? resembledSurface(pathname);
+  answerAs(exchange, surface);
+  return chatRoute(exchange, match, surface, state);
 };
 
 /** `/v1/responses/{id}` and its input items; `/v1/responses/` itself is the surface's unknown path. */
