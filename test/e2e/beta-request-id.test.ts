@@ -42,6 +42,11 @@ function gatewayId(headers: Headers): string {
   return id as string;
 }
 
+/** `_request_id` as the SDK sets it on what it returns (typed on the awaited value only). */
+function sdkRequestId(value: object): unknown {
+  return (value as { _request_id?: unknown })._request_id;
+}
+
 const question = { role: 'user' as const, content: 'Say something short.' };
 
 for (const sdk of sdks) {
@@ -53,7 +58,7 @@ for (const sdk of sdks) {
           .create({ model, max_tokens: 32, messages: [question] })
           .withResponse();
         const id = gatewayId(answered.response.headers);
-        assert.equal(answered.data._request_id, id);
+        assert.equal(sdkRequestId(answered.data), id);
         assert.equal(answered.request_id, id);
 
         const stream = client.messages.stream({ model, max_tokens: 32, messages: [question] });
@@ -69,11 +74,11 @@ for (const sdk of sdks) {
       const counted = await client.messages
         .countTokens({ model: 'C-1', messages: [question] })
         .withResponse();
-      assert.equal(counted.data._request_id, gatewayId(counted.response.headers));
+      assert.equal(sdkRequestId(counted.data), gatewayId(counted.response.headers));
       const listed = await client.models.list().withResponse();
       assert.equal(listed.request_id, gatewayId(listed.response.headers));
       const one = await client.models.retrieve('B-1').withResponse();
-      assert.equal(one.data._request_id, gatewayId(one.response.headers));
+      assert.equal(sdkRequestId(one.data), gatewayId(one.response.headers));
     });
 
     test("an error's requestID and body request_id equal the gateway's id", async () => {

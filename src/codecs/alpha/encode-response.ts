@@ -1,7 +1,7 @@
 /** Canonical response → the `chat.completion` body an A client expects. */
 import type { ChatResponse, Choice, JsonObject } from '../../ir/index.ts';
 import type { ResponseContext } from '../codec.ts';
-import { encodeFinishReason } from './finish-reason.ts';
+import { encodeFinishReason, encodeStopReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 import type { AlphaResponseMessage, AlphaToolCall } from './wire.ts';
 
@@ -43,6 +43,7 @@ export function encodeResponse(response: ChatResponse, context: ResponseContext)
       message: encodeMessage(choice, context.legacyFunctions),
       logprobs: null,
       finish_reason: encodeFinishReason(choice.finishReason, context.legacyFunctions),
+      ...encodeStopReason(choice.finishReason),
     })),
     usage: encodeUsage(response.usage),
   };

@@ -60,7 +60,10 @@ function decodeCandidate(candidate: JsonObject, position: number, responseId: st
   return {
     index,
     content,
-    finishReason: raw === undefined ? { unified: 'other' } : decodeFinishReason(raw, hasToolCalls),
+    finishReason:
+      raw === undefined
+        ? { unified: 'other' }
+        : decodeFinishReason(raw, hasToolCalls, candidate.finishMessage),
   };
 }
 

@@ -132,7 +132,7 @@ export class GammaStreamDecoder implements StreamDecoder {
       emit({
         type: 'finish',
         choice,
-        finishReason: decodeFinishReason(candidate.finishReason, state.sawToolCall),
+        finishReason: decodeFinishReason(candidate.finishReason, state.sawToolCall, candidate.finishMessage),
       });
     }
   }

@@ -2,14 +2,14 @@
 import { upstreamToolArguments } from '../shared/validate.ts';
 import type { AssistantPart, ChatResponse, JsonObject } from '../../ir/index.ts';
 import type { ResponseContext } from '../codec.ts';
-import { encodeFinishReason } from './finish-reason.ts';
+import { encodeFinish } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 import type { GammaCandidate, GammaFunctionCall, GammaGenerateContentResponse, GammaPart } from './wire.ts';
 
 export function encodeResponse(response: ChatResponse, context: ResponseContext): JsonObject {
   const candidates: GammaCandidate[] = response.choices.map((choice) => ({
     content: { role: 'model', parts: choice.content.map(encodeAssistantPart) },
-    finishReason: encodeFinishReason(choice.finishReason),
+    ...encodeFinish(choice.finishReason),
     index: choice.index,
   }));
   const body: GammaGenerateContentResponse = {

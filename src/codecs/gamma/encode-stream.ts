@@ -8,7 +8,7 @@ import type { GatewayError, StreamEvent } from '../../ir/index.ts';
 import { sseData } from '../../sse/write-sse.ts';
 import type { ResponseContext, StreamEncoder } from '../codec.ts';
 import { encodeErrorBody } from './errors.ts';
-import { encodeFinishReason } from './finish-reason.ts';
+import { encodeFinish } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 import { BlockSequencer, isBlockEvent, type BlockEvent } from '../shared/block-sequencer.ts';
 import { functionCall } from './encode-response.ts';
@@ -29,8 +29,8 @@ export class GammaStreamEncoder implements StreamEncoder {
   #failed = false;
   /** Calls being buffered, by `choice:index`. */
   readonly #calls = new Map<string, PendingCall>();
-  /** Choices seen, with their C finish reason once known. */
-  readonly #choices = new Map<number, string | undefined>();
+  /** Choices seen, with their C finish reason (and message) once known. */
+  readonly #choices = new Map<number, ReturnType<typeof encodeFinish> | undefined>();
   readonly #sequencer = new BlockSequencer();
 
   constructor(context: ResponseContext) {
@@ -56,7 +56,7 @@ export class GammaStreamEncoder implements StreamEncoder {
         this.#sequencer.flush(event.choice, (ready) => {
           text += this.#block(ready);
         });
-        this.#choices.set(event.choice, encodeFinishReason(event.finishReason));
+        this.#choices.set(event.choice, encodeFinish(event.finishReason));
         return text;
       }
       case 'usage':
@@ -130,7 +130,7 @@ export class GammaStreamEncoder implements StreamEncoder {
     const choices = [...this.#choices.keys()].sort((left, right) => left - right);
     const candidates = choices.map((choice): GammaCandidate => ({
       content: { role: 'model', parts: [{ text: '' }] },
-      finishReason: this.#choices.get(choice) ?? 'STOP',
+      ...(this.#choices.get(choice) ?? { finishReason: 'STOP' }),
       index: choice,
     }));
     return this.#response(candidates);

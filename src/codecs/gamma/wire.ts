@@ -38,6 +38,7 @@ export type GammaUsageMetadata = {
 export type GammaCandidate = {
   content: { role: 'model'; parts: GammaPart[] };
   finishReason?: string;
+  finishMessage?: string;
   index: number;
 };
 
