@@ -17,7 +17,8 @@ function encodeMessage(choice: Choice, legacyFunctions: boolean): AlphaResponseM
   const calls: AlphaToolCall[] = [];
   for (const part of choice.content) {
     if (part.type === 'text') text += part.text;
-    else
+    // Chat completions carry no thought, only its count (`reasoning_tokens`).
+    else if (part.type === 'tool-call')
       calls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
   }
   const message: AlphaResponseMessage = {

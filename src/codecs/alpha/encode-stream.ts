@@ -46,6 +46,10 @@ export class AlphaStreamEncoder implements StreamEncoder {
       case 'text-end':
       case 'tool-call-end':
       case 'usage':
+      // Chat completions carry no thought, only its count (`reasoning_tokens`).
+      case 'reasoning-start':
+      case 'reasoning-delta':
+      case 'reasoning-end':
         // A has no block ends, and usage is said once at the end (when the client asked for it).
         return '';
       case 'text-delta':

@@ -11,7 +11,7 @@ import { encodeErrorBody } from './errors.ts';
 import { encodeFinish } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 import { BlockSequencer, isBlockEvent, type BlockEvent } from '../shared/block-sequencer.ts';
-import { functionCall } from './encode-response.ts';
+import { functionCall, thoughtPart } from './encode-response.ts';
 import type { GammaCandidate, GammaPart, GammaUsageMetadata } from './wire.ts';
 
 interface PendingCall {
@@ -62,6 +62,16 @@ export class GammaStreamEncoder implements StreamEncoder {
       case 'usage':
         this.#usage = encodeUsage(event.usage);
         return '';
+      case 'reasoning-start':
+        this.#see(event.choice);
+        return '';
+      case 'reasoning-delta':
+        return event.text === '' ? '' : this.#chunk(event.choice, thoughtPart(event.text, undefined));
+      case 'reasoning-end':
+        // The signature closes the thought: an empty thought part carries it.
+        return event.signature === undefined
+          ? ''
+          : this.#chunk(event.choice, thoughtPart('', event.signature));
       case 'message-end':
         this.#usage = encodeUsage(event.usage);
         return this.#final();
