@@ -42,13 +42,19 @@ export function candidateParts(candidate: JsonObject): readonly unknown[] {
 /** A `thought: true` part joins the thought before it (or starts one); its signature is kept. */
 function addThought(content: AnswerPart[], part: JsonObject): void {
   const text = typeof part.text === 'string' ? part.text : '';
-  const signature = typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined;
   const last = content.at(-1);
   if (last?.type === 'reasoning') last.text += text;
   else content.push({ type: 'reasoning', text });
-  const thought = content.at(-1);
-  if (signature !== undefined && signature !== '' && thought?.type === 'reasoning')
-    thought.signature = signature;
+  signThought(content.at(-1), part.thoughtSignature);
+}
+
+/**
+ * The family signs a thought on one of its parts or on the part right after it (the answer's
+ * first text or call): a thought still unsigned takes that signature (the part keeps its own).
+ */
+export function signThought(thought: AnswerPart | undefined, signature: unknown): void {
+  if (thought?.type !== 'reasoning' || thought.signature !== undefined) return;
+  if (typeof signature === 'string' && signature !== '') thought.signature = signature;
 }
 
 function decodeCandidate(candidate: JsonObject, position: number, responseId: string): Choice {
@@ -58,8 +64,12 @@ function decodeCandidate(candidate: JsonObject, position: number, responseId: st
   for (const part of candidateParts(candidate)) {
     if (!isJsonObject(part)) continue;
     // Thought summaries are reasoning, not answer text; adjacent ones are one thought.
-    if (part.thought === true) addThought(content, part);
-    else if (typeof part.text === 'string' && part.text !== '') {
+    if (part.thought === true) {
+      addThought(content, part);
+      continue;
+    }
+    signThought(content.at(-1), part.thoughtSignature);
+    if (typeof part.text === 'string' && part.text !== '') {
       const last = content.at(-1);
       // Adjacent text parts are one block, as a streamed reply folds to.
       if (last?.type === 'text') last.text += part.text;

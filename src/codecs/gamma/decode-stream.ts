@@ -27,7 +27,7 @@ interface CandidateState {
   openText: number;
   /** The open thought block (-1 when none) and the signature it closes with. */
   openThought: number;
-  thoughtSignature?: string;
+  thoughtSignature: string | undefined;
   sawToolCall: boolean;
   finished: boolean;
 }
@@ -112,6 +112,7 @@ export class GammaStreamDecoder implements StreamDecoder {
           calls: 0,
           openText: -1,
           openThought: -1,
+          thoughtSignature: undefined,
           sawToolCall: false,
           finished: true,
         });
@@ -127,14 +128,27 @@ export class GammaStreamDecoder implements StreamDecoder {
   #pushCandidate(candidate: JsonObject, choice: number, emit: EmitStreamEvent): void {
     let state = this.#candidates.get(choice);
     if (state === undefined) {
-      state = { nextBlock: 0, calls: 0, openText: -1, openThought: -1, sawToolCall: false, finished: false };
+      state = {
+        nextBlock: 0,
+        calls: 0,
+        openText: -1,
+        openThought: -1,
+        thoughtSignature: undefined,
+        sawToolCall: false,
+        finished: false,
+      };
       this.#candidates.set(choice, state);
     }
     if (state.finished) return;
     for (const part of candidateParts(candidate)) {
       if (!isJsonObject(part)) continue;
-      if (part.thought === true) thought(state, choice, part, emit);
-      else if (typeof part.text === 'string' && part.text !== '') this.#text(state, choice, part.text, emit);
+      if (part.thought === true) {
+        thought(state, choice, part, emit);
+        continue;
+      }
+      // The part right after a thought may carry its signature (it keeps its own too).
+      if (state.openThought !== -1) state.thoughtSignature ??= signatureOf(part);
+      if (typeof part.text === 'string' && part.text !== '') this.#text(state, choice, part.text, emit);
       else if (isJsonObject(part.functionCall)) this.#functionCall(state, choice, part.functionCall, emit);
     }
     if (typeof candidate.finishReason === 'string') {
@@ -180,8 +194,13 @@ function thought(state: CandidateState, choice: number, part: JsonObject, emit: 
   }
   if (typeof part.text === 'string' && part.text !== '')
     emit({ type: 'reasoning-delta', choice, index: state.openThought, text: part.text });
-  if (typeof part.thoughtSignature === 'string' && part.thoughtSignature !== '')
-    state.thoughtSignature = part.thoughtSignature;
+  state.thoughtSignature ??= signatureOf(part);
+}
+
+function signatureOf(part: JsonObject): string | undefined {
+  return typeof part.thoughtSignature === 'string' && part.thoughtSignature !== ''
+    ? part.thoughtSignature
+    : undefined;
 }
 
 function closeThought(state: CandidateState, choice: number, emit: EmitStreamEvent): void {
@@ -189,7 +208,7 @@ function closeThought(state: CandidateState, choice: number, emit: EmitStreamEve
   const index = state.openThought;
   const signature = state.thoughtSignature;
   state.openThought = -1;
-  delete state.thoughtSignature;
+  state.thoughtSignature = undefined;
   emit(
     signature === undefined
       ? { type: 'reasoning-end', choice, index }
