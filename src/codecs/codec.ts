@@ -268,7 +268,8 @@ export interface WireCodec {
   decodeRequest(input: SurfaceInput): ChatRequest;
   encodeResponse(response: ChatResponse, context: ResponseContext): JsonObject;
   createStreamEncoder(context: ResponseContext): StreamEncoder;
-  encodeError(error: GatewayError): WireError;
+  /** `requestId`: the gateway's id of the answer, for a family whose error bodies carry it (B). */
+  encodeError(error: GatewayError, requestId?: string): WireError;
   encodeRequest(request: ChatRequest, target: UpstreamTarget): UpstreamRequest;
   decodeResponse(body: unknown, context: DecodeContext): ChatResponse;
   /** The family's stream read into canonical events (an upstream's, or a client's stream read back). */

@@ -7,7 +7,7 @@ import type { StreamEvent } from './stream-event.ts';
 
 export function checkStreamEvents(events: readonly StreamEvent[]): string[] {
   const problems: string[] = [];
-  const open = new Map<string, 'text' | 'tool'>();
+  const open = new Map<string, 'text' | 'tool' | 'reasoning'>();
   const closed = new Set<string>();
   const finished = new Set<number>();
   if (events[0]?.type !== 'message-start') problems.push('first event is not message-start');
@@ -28,7 +28,11 @@ export function checkStreamEvents(events: readonly StreamEvent[]): string[] {
       return;
     }
     const key = `${event.choice}:${event.index}`;
-    const kind = event.type.startsWith('text') ? 'text' : 'tool';
+    const kind = event.type.startsWith('text')
+      ? 'text'
+      : event.type.startsWith('reasoning')
+        ? 'reasoning'
+        : 'tool';
     if (event.type.endsWith('-start')) {
       if (open.has(key) || closed.has(key)) problems.push(`${at}: block ${key} started twice`);
       open.set(key, kind);

@@ -48,5 +48,19 @@ export interface ToolResultPart {
   cacheControl?: CacheControl;
 }
 
+/**
+ * What a model thought before it answered, as its family shows it (B `thinking` blocks, C
+ * `thought: true` parts, the Responses API's reasoning items; A chat shows none). Only in answers:
+ * a replayed thought is the model's own state, which no other family can take back.
+ */
+export interface ReasoningPart {
+  type: 'reasoning';
+  text: string;
+  /** The family's proof of the thought (B `signature`, C `thoughtSignature`), opaque. */
+  signature?: string;
+}
+
 export type UserPart = TextPart | ImagePart;
 export type AssistantPart = TextPart | ToolCallPart;
+/** A part of an answer: what an assistant message holds, and what the model thought first. */
+export type AnswerPart = ReasoningPart | AssistantPart;

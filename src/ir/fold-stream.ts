@@ -2,7 +2,7 @@
  * Folds a canonical event sequence back into the response it describes. Used by tests (a decoded
  * stream must fold to the decoded non-streamed response) and by the gateway to know what a stream said.
  */
-import type { AssistantPart } from './content.ts';
+import type { AnswerPart } from './content.ts';
 import type { ChatResponse, Choice } from './response.ts';
 import type { StreamEvent } from './stream-event.ts';
 import { emptyUsage, type Usage } from './usage.ts';
@@ -14,7 +14,7 @@ export class StreamFold {
   usage: Usage = { ...emptyUsage };
   readonly #choices = new Map<number, Choice>();
   /** Open blocks by `choice:index`, pointing at the part being built. */
-  readonly #open = new Map<string, AssistantPart>();
+  readonly #open = new Map<string, AnswerPart>();
 
   add(event: StreamEvent): void {
     switch (event.type) {
@@ -30,6 +30,20 @@ export class StreamFold {
       case 'text-delta': {
         const part = this.#open.get(`${event.choice}:${event.index}`);
         if (part?.type === 'text') part.text += event.text;
+        return;
+      }
+      case 'reasoning-start':
+        this.#openPart(event.choice, event.index, { type: 'reasoning', text: '' });
+        return;
+      case 'reasoning-delta': {
+        const part = this.#open.get(`${event.choice}:${event.index}`);
+        if (part?.type === 'reasoning') part.text += event.text;
+        return;
+      }
+      case 'reasoning-end': {
+        const part = this.#open.get(`${event.choice}:${event.index}`);
+        if (part?.type === 'reasoning' && event.signature !== undefined) part.signature = event.signature;
+        this.#open.delete(`${event.choice}:${event.index}`);
         return;
       }
       case 'tool-call-start':
@@ -75,7 +89,7 @@ export class StreamFold {
     return choice;
   }
 
-  #openPart(choice: number, index: number, part: AssistantPart): void {
+  #openPart(choice: number, index: number, part: AnswerPart): void {
     this.#choice(choice).content.push(part);
     this.#open.set(`${choice}:${index}`, part);
   }

@@ -1,11 +1,11 @@
 /** The canonical non-streamed response. */
-import type { AssistantPart } from './content.ts';
+import type { AnswerPart } from './content.ts';
 import type { FinishReason } from './finish-reason.ts';
 import type { Usage } from './usage.ts';
 
 export interface Choice {
   index: number;
-  content: AssistantPart[];
+  content: AnswerPart[];
   finishReason: FinishReason;
 }
 

@@ -13,6 +13,10 @@ export type StreamEvent =
   | { type: 'text-start'; choice: number; index: number }
   | { type: 'text-delta'; choice: number; index: number; text: string }
   | { type: 'text-end'; choice: number; index: number }
+  /** A thought (`ReasoningPart`); its signature, when the family gives one, comes with its end. */
+  | { type: 'reasoning-start'; choice: number; index: number }
+  | { type: 'reasoning-delta'; choice: number; index: number; text: string }
+  | { type: 'reasoning-end'; choice: number; index: number; signature?: string }
   | { type: 'tool-call-start'; choice: number; index: number; id: string; name: string }
   | { type: 'tool-call-delta'; choice: number; index: number; argumentsDelta: string }
   | { type: 'tool-call-end'; choice: number; index: number }

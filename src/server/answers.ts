@@ -47,7 +47,7 @@ export function sendError(
     response.end();
     return;
   }
-  const wire = surface.encodeError(gatewayError);
+  const wire = surface.encodeError(gatewayError, requestId);
   timeline.answerStarting(baseHeaders);
   const headers: ResponseHeaders = { ...baseHeaders, ...wire.headers };
   if (gatewayError.kind === 'payload_too_large') headers.connection = 'close';
@@ -86,7 +86,8 @@ export function methodNotAllowed(
   allow: string,
   answer: (status: number, body: unknown, headers: ResponseHeaders) => void,
   headers: ResponseHeaders,
+  requestId?: string,
 ): void {
-  const wire = surface.encodeError(notAllowed(method, pathname, allow));
+  const wire = surface.encodeError(notAllowed(method, pathname, allow), requestId);
   answer(wire.status, wire.body, { ...headers, ...wire.headers, allow });
 }

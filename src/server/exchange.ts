@@ -10,6 +10,7 @@ import type { AppDependencies } from './app-dependencies.ts';
 import type { Answer } from './answers.ts';
 import type { ChatEnding } from './chat-end.ts';
 import type { ModelsRoute } from './models-route.ts';
+import type { SurfaceCodec } from '../surfaces/surface.ts';
 
 /** A path's parameters as the route table matched them, as written (not decoded); `*` is the rest. */
 export type PathParams = Readonly<Record<string, string | undefined>>;
@@ -32,6 +33,15 @@ export interface Exchange {
   context?: RequestContext;
   /** How a chat request ended (key, delivery): its log line's fields. */
   ending?: ChatEnding;
+}
+
+/**
+ * The answer will be in `surface`'s shape: every answer from here on (errors before the body is
+ * read included) also carries the request id in the header that surface's SDK reads, if any.
+ */
+export function answerAs(exchange: Exchange, surface: SurfaceCodec): void {
+  if (surface.requestIdHeader !== undefined)
+    exchange.baseHeaders[surface.requestIdHeader] = exchange.requestId;
 }
 
 export interface ServerState {

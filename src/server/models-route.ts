@@ -36,6 +36,8 @@ export type ModelsRoute = (
   searchParams: URLSearchParams,
   answer: Answer,
   baseHeaders: ResponseHeaders,
+  /** The answer's id, for error bodies that carry it. */
+  requestId: string,
 ) => void;
 
 export function createModelsRoute(dependencies: ModelsRouteDependencies): ModelsRoute {
@@ -47,13 +49,13 @@ export function createModelsRoute(dependencies: ModelsRouteDependencies): Models
   // The catalog does not change while the gateway runs.
   const catalog = dependencies.models.list().map(info);
 
-  return (request, { codec, id }, searchParams, answer, baseHeaders) => {
+  return (request, { codec, id }, searchParams, answer, baseHeaders, requestId) => {
     const fail = (error: GatewayError): void => {
-      const wire = codec.encodeError(error);
+      const wire = codec.encodeError(error, requestId);
       answer(wire.status, wire.body, { ...baseHeaders, ...wire.headers });
     };
     if (request.method !== 'GET') {
-      methodNotAllowed(codec, request.method, pathOf(request.url), 'GET', answer, baseHeaders);
+      methodNotAllowed(codec, request.method, pathOf(request.url), 'GET', answer, baseHeaders, requestId);
       return;
     }
     const repeated = repeatedHeader(request.rawHeaders, codec.credentialHeaders);

@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { surfaceFor } from '../surfaces/registry.ts';
+import { generateId } from '../gateway/ids.ts';
 import { GatewayError } from '../ir/index.ts';
 import { expectsContinue } from './before-body.ts';
 
@@ -57,10 +58,15 @@ function shedRequest(request: IncomingMessage, response: ServerResponse, maxInFl
     `the gateway is at capacity (${maxInFlight} requests in flight); retry shortly`,
     { retryAfterSeconds: 1 },
   );
-  const wire = surfaceFor(pathOnly(request.url ?? '')).encodeError(error);
+  // Like every answer, a shed one has its id (in the header its surface's SDK reads too).
+  const requestId = generateId('req_');
+  const surface = surfaceFor(pathOnly(request.url ?? ''));
+  const wire = surface.encodeError(error, requestId);
   const text = JSON.stringify(wire.body);
   response.writeHead(wire.status, {
     ...wire.headers,
+    'x-request-id': requestId,
+    ...(surface.requestIdHeader === undefined ? {} : { [surface.requestIdHeader]: requestId }),
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
     // A client waiting for `100 Continue` has not sent its body: the connection cannot go on.

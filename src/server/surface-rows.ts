@@ -9,7 +9,7 @@
 import type { FamilyCodec, SurfaceCodec, SurfacePath } from '../surfaces/surface.ts';
 import { familySurfaces, registry, surfaces, type SurfaceMatch } from '../surfaces/registry.ts';
 import { chatRoute, type ChatRouteState } from './chat-route.ts';
-import type { Exchange } from './exchange.ts';
+import { answerAs, type Exchange } from './exchange.ts';
 import type { Route, RouteRow } from './route-row.ts';
 
 /** Everything the surfaces say of one path. */
@@ -44,13 +44,24 @@ export function surfaceRows(): RouteRow[] {
   return [...claims].map(([path, claim]) => ({ methods: 'any', path, route: routeOf(path, claim) }));
 }
 
+/** The chat route, every answer from here on in `surface`'s shape (its request-id header included). */
+function chatIn(
+  exchange: Exchange,
+  match: SurfaceMatch | undefined,
+  surface: SurfaceCodec,
+  state: ChatRouteState,
+): Promise<void> | void {
+  answerAs(exchange, surface);
+  return chatRoute(exchange, match, surface, state);
+}
+
 /** A path no row holds: an unknown path in the default surface's shape. */
 export const unknownPath: Route = (exchange, state) =>
-  chatRoute(exchange, undefined, registry.defaultSurface(), state);
+  chatIn(exchange, undefined, registry.defaultSurface(), state);
 
 /** The unknown-path answer in `surface`'s shape. */
 export function unknownIn(surface: SurfaceCodec): Route {
-  return (exchange, state) => chatRoute(exchange, undefined, surface, state);
+  return (exchange, state) => chatIn(exchange, undefined, surface, state);
 }
 
 function routeOf(path: string, { chats, lists, models, unknown }: PathClaims): Route {
@@ -63,7 +74,7 @@ function routeOf(path: string, { chats, lists, models, unknown }: PathClaims): R
     lists.length === 0
   ) {
     const match: SurfaceMatch = { codec: only.surface, route: only.declared.route };
-    return (exchange, state) => chatRoute(exchange, match, only.surface, state);
+    return (exchange, state) => chatIn(exchange, match, only.surface, state);
   }
   // Unknown paths here answer in the shape of the surface whose unknown paths cover this row.
   const shape = unknown ?? registry.resembledSurface(path.replace(/[*:].*$/, ''));
@@ -72,7 +83,7 @@ function routeOf(path: string, { chats, lists, models, unknown }: PathClaims): R
   return (exchange, state) => {
     for (const { surface, declared } of chats) {
       const route = typeof declared.route === 'function' ? declared.route(exchange.pathname) : declared.route;
-      if (route !== undefined) return chatRoute(exchange, { codec: surface, route }, surface, state);
+      if (route !== undefined) return chatIn(exchange, { codec: surface, route }, surface, state);
     }
     if (listing !== undefined) {
       listModels(exchange, state, listing, '');
@@ -84,7 +95,7 @@ function routeOf(path: string, { chats, lists, models, unknown }: PathClaims): R
       listModels(exchange, state, model, id);
       return;
     }
-    return chatRoute(exchange, undefined, shape, state);
+    return chatIn(exchange, undefined, shape, state);
   };
 }
 
@@ -109,5 +120,13 @@ function listModels(exchange: Exchange, state: ChatRouteState, listing: Listing,
       ? listing.unclaimed
       : (listing.families.find((family) => family.modelListing.claims(request.headers, search)) ??
         listing.unclaimed);
-  state.modelsRoute(request, { codec, id }, search, exchange.answer, exchange.baseHeaders);
+  answerAs(exchange, codec);
+  state.modelsRoute(
+    request,
+    { codec, id },
+    search,
+    exchange.answer,
+    exchange.baseHeaders,
+    exchange.requestId,
+  );
 }

@@ -8,7 +8,8 @@ import { hashString } from './hash.ts';
 import { naturalText, toPieces, trimWords, type Piece } from './reply-text.ts';
 import { promptedArguments } from './prompted-arguments.ts';
 import { sampleArguments } from './schema-sample.ts';
-import { reasoningTokens, structuredText } from './output-options.ts';
+import { structuredText } from './output-options.ts';
+import { planThought, type ThoughtPlan } from './thought.ts';
 import type { TokenCounter } from './token-cache.ts';
 
 /** One call the simulated model makes. */
@@ -29,6 +30,8 @@ export interface ChoicePlan {
 }
 
 export interface ReplyPlan {
+  /** What the model thought before answering (shown in the first candidate), when it reasons. */
+  thought: ThoughtPlan | undefined;
   choices: ChoicePlan[];
   usage: Usage;
   /** How many token chunks a stream of this reply sends. */
@@ -52,7 +55,8 @@ export function planReply(request: ChatRequest, deps: PlanDependencies): ReplyPl
   const tools = chooseTools(request, lastUser);
   const lead = tools.length === 0 ? replyLead(request.messages, lastUser) : '';
   const count = Math.max(1, request.sampling.candidateCount ?? 1);
-  const thinking = reasoningTokens(request);
+  const thought = planThought(request, seed, deps.counter);
+  const thinking = thought?.tokens ?? 0;
   const choices: ChoicePlan[] = [];
   for (let index = 0; index < count; index++) {
     choices.push(
@@ -63,7 +67,7 @@ export function planReply(request: ChatRequest, deps: PlanDependencies): ReplyPl
   }
   // The model thinks once before it answers; thinking tokens are output tokens.
   let outputTokens = thinking;
-  let chunkCount = 0;
+  let chunkCount = thought?.pieces.length ?? 0;
   for (const choice of choices) {
     outputTokens += choice.outputTokens;
     chunkCount += choice.pieces.length;
@@ -72,7 +76,7 @@ export function planReply(request: ChatRequest, deps: PlanDependencies): ReplyPl
   const inputTokens = countInputTokens(request, deps.counter);
   const usage: Usage = { inputTokens, outputTokens, cacheReadTokens: 0, cacheWriteTokens: 0 };
   if (request.reasoning !== undefined) usage.reasoningTokens = thinking;
-  return { choices, usage, chunkCount };
+  return { thought, choices, usage, chunkCount };
 }
 
 /** The text the seed is hashed from: all of it up to 4 KiB, else its ends and its length (bounded work). */

@@ -13,7 +13,7 @@ export interface Piece {
   tokens: number;
 }
 
-const fillerWords = [
+export const fillerWords = [
   'the',
   'simulated',
   'model',

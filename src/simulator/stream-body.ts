@@ -100,7 +100,7 @@ export async function* streamBody(
 }
 
 function isToken(event: StreamEvent): boolean {
-  return event.type === 'text-delta' || event.type === 'tool-call-delta';
+  return event.type === 'text-delta' || event.type === 'tool-call-delta' || event.type === 'reasoning-delta';
 }
 
 function isTokenOrEnding(event: StreamEvent): boolean {

@@ -163,7 +163,13 @@ export interface SurfaceCodec {
   decodeRequest(input: SurfaceInput): ChatRequest;
   encodeResponse(response: ChatResponse, context: ResponseContext): JsonObject;
   createStreamEncoder(context: ResponseContext): StreamEncoder;
-  encodeError(error: GatewayError): WireError;
+  /** `requestId`: the gateway's id of the answer, for a family whose error bodies carry it (B). */
+  encodeError(error: GatewayError, requestId?: string): WireError;
+  /**
+   * The response header this surface's SDK reads the request id from, besides the `x-request-id`
+   * every answer carries (B's SDKs read `request-id`); absent when the SDK reads `x-request-id`.
+   */
+  readonly requestIdHeader?: string;
   /** The family's own rate-limit response headers (names and value formats) for this state. */
   rateLimitHeaders(state: RateLimitState): Record<string, string>;
   /**
@@ -200,6 +206,7 @@ export interface FamilySurface {
   readClientKey(headers: HeaderMap, searchParams: URLSearchParams): string | undefined;
   checkHeaders(headers: HeaderMap): GatewayError | undefined;
   rateLimitHeaders(state: RateLimitState): Record<string, string>;
+  readonly requestIdHeader?: string;
   /** `GET` model lists in the family's shape. */
   readonly modelListing: ModelListing;
   readonly tokenCounting?: TokenCounting;

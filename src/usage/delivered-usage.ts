@@ -34,7 +34,8 @@ export function deliveredStream(
   const pieces: string[] = [];
   let usage: Usage | undefined;
   const emit = (event: StreamEvent): void => {
-    if (event.type === 'text-delta') pieces.push(event.text);
+    // Thinking is output too: a thought cut short was delivered as far as it went.
+    if (event.type === 'text-delta' || event.type === 'reasoning-delta') pieces.push(event.text);
     else if (event.type === 'tool-call-start') pieces.push(event.name);
     else if (event.type === 'tool-call-delta') pieces.push(event.argumentsDelta);
     else if (event.type === 'usage' || event.type === 'message-end') usage = event.usage;

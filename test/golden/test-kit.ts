@@ -203,14 +203,24 @@ export function parseEvents(text: string): Array<{ event?: string; data: Json }>
   return out;
 }
 
-/** `created` is the gateway's clock when the upstream family has none (B, C): pinned to 0. */
+/**
+ * `created` is the gateway's clock when the upstream family has none (B, C): pinned to 0. A B
+ * error body's `request_id` is the answer's own (random) id: written as a placeholder.
+ */
 function normalise(value: Json): Json {
   if (Array.isArray(value)) return value.map(normalise);
   if (value === null || typeof value !== 'object') return value;
   // fromEntries defines own properties: a `__proto__` key stays a key (assignment would set the
   // prototype and drop it, as a client's JSON.parse never does).
   return Object.fromEntries<Json>(
-    Object.entries(value).map(([key, inner]) => [key, key === 'created' ? 0 : normalise(inner)]),
+    Object.entries(value).map(([key, inner]) => [
+      key,
+      key === 'created'
+        ? 0
+        : key === 'request_id' && typeof inner === 'string'
+          ? '<request id>'
+          : normalise(inner),
+    ]),
   );
 }
 

@@ -361,7 +361,7 @@ function streamOf(
         { type: 'text-delta', choice: 0, index, text: part.text },
         { type: 'text-end', choice: 0, index },
       );
-    } else {
+    } else if (part.type === 'tool-call') {
       events.push(
         { type: 'tool-call-start', choice: 0, index, id: part.id, name: part.name },
         { type: 'tool-call-delta', choice: 0, index, argumentsDelta: part.arguments },

@@ -66,7 +66,7 @@ function decodeChoice(value: JsonValue, position: number, context: DecodeContext
   return {
     index: typeof choice.index === 'number' ? choice.index : position,
     content: parts,
-    finishReason: decodeFinishReason(choice.finish_reason, hasToolCalls),
+    finishReason: decodeFinishReason(choice.finish_reason, hasToolCalls, choice.stop_reason),
   };
 }
 

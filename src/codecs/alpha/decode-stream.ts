@@ -188,7 +188,7 @@ export class AlphaStreamDecoder implements StreamDecoder {
   #complete(emit: EmitStreamEvent): void {
     this.#start({}, emit);
     for (const [index, choice] of this.#state.choices)
-      if (!choice.finished) this.#finish(index, choice, null, emit);
+      if (!choice.finished) this.#finish(index, choice, null, emit, undefined);
     this.#state.done = true;
     const usage = this.#state.usage ?? {
       inputTokens: 0,
@@ -231,7 +231,7 @@ export class AlphaStreamDecoder implements StreamDecoder {
     if (isJsonObject(delta.function_call)) this.#legacyFragment(index, choice, delta.function_call, emit);
     if (this.#stopped()) return;
     const reason = item.finish_reason;
-    if (reason !== undefined && reason !== null) this.#finish(index, choice, reason, emit);
+    if (reason !== undefined && reason !== null) this.#finish(index, choice, reason, emit, item.stop_reason);
   }
 
   #text(index: number, choice: ChoiceState, text: string, emit: EmitStreamEvent): void {
@@ -342,7 +342,13 @@ export class AlphaStreamDecoder implements StreamDecoder {
     return { index: block, args: '', closed: false };
   }
 
-  #finish(index: number, choice: ChoiceState, raw: JsonValue, emit: EmitStreamEvent): void {
+  #finish(
+    index: number,
+    choice: ChoiceState,
+    raw: JsonValue,
+    emit: EmitStreamEvent,
+    stopReason: JsonValue | undefined,
+  ): void {
     let hasToolCalls = false;
     for (const block of choice.open) {
       if (block.kind === 'tool') hasToolCalls = true;
@@ -351,7 +357,7 @@ export class AlphaStreamDecoder implements StreamDecoder {
     }
     choice.open = [];
     choice.finished = true;
-    emit({ type: 'finish', choice: index, finishReason: decodeFinishReason(raw, hasToolCalls) });
+    emit({ type: 'finish', choice: index, finishReason: decodeFinishReason(raw, hasToolCalls, stopReason) });
   }
 }
 

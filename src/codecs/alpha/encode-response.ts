@@ -1,7 +1,7 @@
 /** Canonical response → the `chat.completion` body an A client expects. */
 import type { ChatResponse, Choice, JsonObject } from '../../ir/index.ts';
 import type { ResponseContext } from '../codec.ts';
-import { encodeFinishReason } from './finish-reason.ts';
+import { encodeFinishReason, encodeStopReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 import type { AlphaResponseMessage, AlphaToolCall } from './wire.ts';
 
@@ -17,7 +17,8 @@ function encodeMessage(choice: Choice, legacyFunctions: boolean): AlphaResponseM
   const calls: AlphaToolCall[] = [];
   for (const part of choice.content) {
     if (part.type === 'text') text += part.text;
-    else
+    // Chat completions carry no thought, only its count (`reasoning_tokens`).
+    else if (part.type === 'tool-call')
       calls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
   }
   const message: AlphaResponseMessage = {
@@ -43,6 +44,7 @@ export function encodeResponse(response: ChatResponse, context: ResponseContext)
       message: encodeMessage(choice, context.legacyFunctions),
       logprobs: null,
       finish_reason: encodeFinishReason(choice.finishReason, context.legacyFunctions),
+      ...encodeStopReason(choice.finishReason),
     })),
     usage: encodeUsage(response.usage),
   };

@@ -7,7 +7,7 @@ import { sseData } from '../../sse/write-sse.ts';
 import type { ResponseContext, StreamEncoder } from '../codec.ts';
 import { completionId } from './encode-response.ts';
 import { errorBody } from './errors.ts';
-import { encodeFinishReason } from './finish-reason.ts';
+import { encodeFinishReason, encodeStopReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 import type { AlphaDelta } from './wire.ts';
 
@@ -46,6 +46,10 @@ export class AlphaStreamEncoder implements StreamEncoder {
       case 'text-end':
       case 'tool-call-end':
       case 'usage':
+      // Chat completions carry no thought, only its count (`reasoning_tokens`).
+      case 'reasoning-start':
+      case 'reasoning-delta':
+      case 'reasoning-end':
         // A has no block ends, and usage is said once at the end (when the client asked for it).
         return '';
       case 'text-delta':
@@ -78,7 +82,12 @@ export class AlphaStreamEncoder implements StreamEncoder {
     return this.#delta(choice, { role: 'assistant', content: '' });
   }
 
-  #chunk(item: { index: number; delta: AlphaDelta; finish_reason: string | null }): string {
+  #chunk(item: {
+    index: number;
+    delta: AlphaDelta;
+    finish_reason: string | null;
+    stop_reason?: string;
+  }): string {
     return sseData(`${this.#state.head}[${JSON.stringify(item)}]${this.#state.tail}`);
   }
 
@@ -122,7 +131,12 @@ export class AlphaStreamEncoder implements StreamEncoder {
 
   #finish(choice: number, reason: FinishReason): string {
     const finishReason = encodeFinishReason(reason, this.#context.legacyFunctions);
-    return this.#chunk({ index: choice, delta: {}, finish_reason: finishReason });
+    return this.#chunk({
+      index: choice,
+      delta: {},
+      finish_reason: finishReason,
+      ...encodeStopReason(reason),
+    });
   }
 
   #end(usage: Usage): string {

@@ -24,12 +24,23 @@ const alphaByUnified = {
 /**
  * Some OpenAI-compatible servers (Ollama, llama.cpp) say `stop` after emitting tool calls; the
  * unified reason becomes `tool-calls` so other families' clients know a tool turn follows.
+ * `stopReason` is a choice's `stop_reason`: OpenAI-compatible servers (vLLM, SGLang) name there
+ * the stop string that ended a `stop` choice; OpenAI sends none, and then none is known.
  */
-export function decodeFinishReason(raw: unknown, hasToolCalls: boolean): FinishReason {
+export function decodeFinishReason(raw: unknown, hasToolCalls: boolean, stopReason?: unknown): FinishReason {
   if (typeof raw !== 'string') return { unified: hasToolCalls ? 'tool-calls' : 'other' };
   let unified = unifiedByAlpha.get(raw) ?? 'other';
   if (unified === 'stop' && hasToolCalls) unified = 'tool-calls';
-  return { unified, raw };
+  const reason: FinishReason = { unified, raw };
+  if (unified === 'stop' && typeof stopReason === 'string') reason.stopSequence = stopReason;
+  return reason;
+}
+
+/** The stop string that ended a choice, as those servers say it (`{}` when none is known). */
+export function encodeStopReason(reason: FinishReason): { stop_reason?: string } {
+  return reason.unified === 'stop' && reason.stopSequence !== undefined
+    ? { stop_reason: reason.stopSequence }
+    : {};
 }
 
 export function encodeFinishReason(reason: FinishReason, legacyFunctions: boolean): AlphaFinishReason {

@@ -1,6 +1,6 @@
 /** An upstream beta message (non-streamed) → the canonical response. B has exactly one choice. */
 import type { DecodeContext } from '../codec.ts';
-import type { AssistantPart, ChatResponse } from '../../ir/index.ts';
+import type { AnswerPart, ChatResponse } from '../../ir/index.ts';
 import { GatewayError, isJsonObject, type JsonValue } from '../../ir/index.ts';
 import { decodeFinishReason } from './finish-reason.ts';
 import { decodeUsage } from './usage.ts';
@@ -22,15 +22,24 @@ export function decodeResponse(body: unknown, context: DecodeContext): ChatRespo
 }
 
 /**
- * Text and tool_use blocks become IR parts; thinking, redacted_thinking and server-tool blocks
- * have no IR form and are skipped (same-family traffic keeps them through pass-through).
+ * Text, thinking and tool_use blocks become IR parts; redacted_thinking (no text to show) and
+ * server-tool blocks have no IR form and are skipped (same-family traffic keeps them through
+ * pass-through).
  */
-function decodeContent(blocks: readonly JsonValue[]): AssistantPart[] {
-  const parts: AssistantPart[] = [];
+function decodeContent(blocks: readonly JsonValue[]): AnswerPart[] {
+  const parts: AnswerPart[] = [];
   for (const block of blocks) {
     if (!isJsonObject(block)) continue;
     if (block.type === 'text' && typeof block.text === 'string') {
       parts.push({ type: 'text', text: block.text });
+    } else if (block.type === 'thinking' && typeof block.thinking === 'string') {
+      const signature =
+        typeof block.signature === 'string' && block.signature !== '' ? block.signature : undefined;
+      parts.push(
+        signature === undefined
+          ? { type: 'reasoning', text: block.thinking }
+          : { type: 'reasoning', text: block.thinking, signature },
+      );
     } else if (block.type === 'tool_use') {
       const id = typeof block.id === 'string' ? block.id : '';
       const name = typeof block.name === 'string' ? block.name : '';

@@ -11,10 +11,12 @@ import { decodeStreamError } from './errors.ts';
 import { decodeFinishReason } from './finish-reason.ts';
 import { count, thinkingTokens } from './usage.ts';
 
-/** One B content block: its IR index, or `skip` for thinking / server-tool blocks (no IR form). */
+/** One B content block: its IR index, or `skip` for redacted thinking / server-tool blocks (no IR form). */
 interface BlockState {
-  kind: 'text' | 'tool' | 'skip';
+  kind: 'text' | 'tool' | 'thinking' | 'skip';
   index: number;
+  /** A thinking block's signature (`signature_delta`), given with its end. */
+  signature?: string;
 }
 
 /** B's own usage fields; `inputTokens` here is B's uncached `input_tokens`. */
@@ -141,6 +143,12 @@ export class BetaStreamDecoder implements StreamDecoder {
       if (isJsonObject(block.input) && hasKeys(block.input)) {
         emit({ type: 'tool-call-delta', choice: 0, index, argumentsDelta: JSON.stringify(block.input) });
       }
+    } else if (block.type === 'thinking') {
+      const index = this.#nextIndex++;
+      this.#blocks.set(wireIndex, { kind: 'thinking', index });
+      emit({ type: 'reasoning-start', choice: 0, index });
+      if (typeof block.thinking === 'string' && block.thinking !== '')
+        emit({ type: 'reasoning-delta', choice: 0, index, text: block.thinking });
     } else {
       this.#blocks.set(wireIndex, { kind: 'skip', index: -1 });
     }
@@ -177,6 +185,11 @@ export class BetaStreamDecoder implements StreamDecoder {
       if (typeof delta.text === 'string' && delta.text !== '') {
         emit({ type: 'text-delta', choice: 0, index: block.index, text: delta.text });
       }
+    } else if (block.kind === 'thinking') {
+      if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string' && delta.thinking !== '')
+        emit({ type: 'reasoning-delta', choice: 0, index: block.index, text: delta.thinking });
+      else if (delta.type === 'signature_delta' && typeof delta.signature === 'string')
+        block.signature = (block.signature ?? '') + delta.signature;
     } else if (block.kind === 'tool' && delta.type === 'input_json_delta') {
       // The leading `partial_json: ""` fragment carries nothing.
       if (typeof delta.partial_json === 'string' && delta.partial_json !== '') {
@@ -191,6 +204,14 @@ export class BetaStreamDecoder implements StreamDecoder {
     this.#blocks.delete(wireIndex);
     if (block.kind === 'text') emit({ type: 'text-end', choice: 0, index: block.index });
     else if (block.kind === 'tool') emit({ type: 'tool-call-end', choice: 0, index: block.index });
+    else if (block.kind === 'thinking') {
+      const { signature } = block;
+      emit(
+        signature === undefined || signature === ''
+          ? { type: 'reasoning-end', choice: 0, index: block.index }
+          : { type: 'reasoning-end', choice: 0, index: block.index, signature },
+      );
+    }
   }
 
   #closeBlocks(emit: EmitStreamEvent): void {

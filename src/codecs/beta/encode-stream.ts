@@ -48,6 +48,23 @@ export class BetaStreamEncoder implements StreamEncoder {
       case 'usage':
         // B reports usage once, cumulatively, in `message_delta`: the final totals suffice.
         return '';
+      case 'reasoning-start':
+        return this.#blockStart(event.index, '{"type":"thinking","thinking":"","signature":""}');
+      case 'reasoning-delta':
+        return this.#blockDelta(
+          event.index,
+          `{"type":"thinking_delta","thinking":${JSON.stringify(event.text)}}`,
+        );
+      case 'reasoning-end': {
+        const signature =
+          event.signature === undefined
+            ? ''
+            : this.#blockDelta(
+                event.index,
+                `{"type":"signature_delta","signature":${JSON.stringify(event.signature)}}`,
+              );
+        return signature + this.#blockStop(event.index);
+      }
       case 'message-end':
         return this.#closeAll() + this.#messageEnd(event.usage);
       case 'error':

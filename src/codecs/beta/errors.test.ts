@@ -40,6 +40,15 @@ test('encodeError adds retry-after when the error says when to retry', () => {
   assert.deepEqual(wire.headers, { 'retry-after': '3' });
 });
 
+test("encodeError fills the body's request_id with the answer's id when it is known", () => {
+  const wire = encodeError(new GatewayError('not_found', 'no such model'), 'req_abc123');
+  assert.deepEqual(wire.body, {
+    type: 'error',
+    error: { type: 'not_found_error', message: 'no such model' },
+    request_id: 'req_abc123',
+  });
+});
+
 /** An upstream answer through B's body reader and the shared rules, as the gateway reads it. */
 function decodeError(status: number, body: string, headers: Record<string, string> = {}): GatewayError {
   return readUpstreamError(status, headers, decodeErrorBody(body), Date.parse('2026-01-01T00:00:00Z')).error;

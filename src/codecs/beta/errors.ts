@@ -30,13 +30,14 @@ export function errorObject(error: GatewayError): { type: BetaErrorType; message
   return { type: wireByKind[error.kind].type, message: error.message };
 }
 
-export function encodeError(error: GatewayError): WireError {
+/** `requestId`: the answer's id, in the body as the family's API gives it (null when unknown). */
+export function encodeError(error: GatewayError, requestId?: string): WireError {
   const headers: Record<string, string> = {};
   if (error.retryAfterSeconds !== undefined)
     headers['retry-after'] = String(Math.ceil(error.retryAfterSeconds));
   return {
     status: wireByKind[error.kind].status,
-    body: { type: 'error', error: errorObject(error), request_id: null },
+    body: { type: 'error', error: errorObject(error), request_id: requestId ?? null },
     headers,
   };
 }

@@ -28,7 +28,7 @@ test('decodes a text message', () => {
   });
 });
 
-test('decodes tool_use (input stringified), skips thinking, adds cache reads to input', () => {
+test('decodes thinking (with its signature) and tool_use (input stringified), adds cache reads to input', () => {
   assert.deepEqual(decodeResponse(fixture('tool-use.json'), decodeContext), {
     id: 'msg_01Aq9w938a90dw8q',
     model: 'b-1-20250101',
@@ -37,6 +37,7 @@ test('decodes tool_use (input stringified), skips thinking, adds cache reads to 
       {
         index: 0,
         content: [
+          { type: 'reasoning', text: 'I should call get_w.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3h' },
           { type: 'text', text: 'Checking.' },
           { type: 'tool-call', id: 'toolu_01A', name: 'get_w', arguments: '{"city":"Paris"}' },
         ],
@@ -90,6 +91,7 @@ test('encodes the client-visible message (model from context, uncached input_tok
     role: 'assistant',
     model: 'client-model',
     content: [
+      { type: 'thinking', thinking: 'I should call get_w.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3h' },
       { type: 'text', text: 'Checking.' },
       { type: 'tool_use', id: 'toolu_01A', name: 'get_w', input: { city: 'Paris' } },
     ],

@@ -44,6 +44,9 @@ export type BetaToolResultBlock = {
 export type BetaUserBlock = BetaTextBlock | BetaImageBlock | BetaToolResultBlock;
 export type BetaAssistantBlock = BetaTextBlock | BetaToolUseBlock;
 
+/** A thought in an answer; B clients send it back unchanged with their history. */
+export type BetaThinkingBlock = { type: 'thinking'; thinking: string; signature: string };
+
 export type BetaMessageParam =
   | { role: 'user'; content: string | BetaUserBlock[] }
   | { role: 'assistant'; content: string | BetaAssistantBlock[] };
@@ -104,7 +107,7 @@ export type BetaMessage = {
   type: 'message';
   role: 'assistant';
   model: string;
-  content: BetaAssistantBlock[];
+  content: Array<BetaThinkingBlock | BetaAssistantBlock>;
   stop_reason: BetaStopReason | null;
   stop_sequence: string | null;
   usage: BetaUsage;

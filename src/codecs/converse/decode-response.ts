@@ -1,6 +1,6 @@
 /** An upstream Converse answer (non-streamed) → the canonical response. Converse has one choice and no id. */
 import type { DecodeContext } from '../codec.ts';
-import type { AssistantPart, ChatResponse, JsonValue } from '../../ir/index.ts';
+import type { AnswerPart, ChatResponse, JsonValue } from '../../ir/index.ts';
 import { GatewayError, isJsonObject } from '../../ir/index.ts';
 import { decodeFinishReason } from './finish-reason.ts';
 import { decodeUsage } from './usage.ts';
@@ -23,13 +23,21 @@ export function decodeResponse(body: unknown, context: DecodeContext): ChatRespo
   };
 }
 
-/** Text and toolUse blocks become IR parts; reasoningContent and guardrail traces have no IR form. */
-function decodeContent(blocks: readonly JsonValue[]): AssistantPart[] {
-  const parts: AssistantPart[] = [];
+/**
+ * Text, reasoningText and toolUse blocks become IR parts; redacted reasoning and guardrail traces
+ * have no IR form.
+ */
+function decodeContent(blocks: readonly JsonValue[]): AnswerPart[] {
+  const parts: AnswerPart[] = [];
   for (const block of blocks) {
     if (!isJsonObject(block)) continue;
     if (typeof block.text === 'string') {
       parts.push({ type: 'text', text: block.text });
+    } else if (isJsonObject(block.reasoningContent) && isJsonObject(block.reasoningContent.reasoningText)) {
+      const { text, signature } = block.reasoningContent.reasoningText;
+      const thought: AnswerPart = { type: 'reasoning', text: typeof text === 'string' ? text : '' };
+      if (typeof signature === 'string' && signature !== '') thought.signature = signature;
+      parts.push(thought);
     } else if (isJsonObject(block.toolUse)) {
       const use = block.toolUse;
       parts.push({

@@ -14,8 +14,10 @@ import { decodeFinishReason } from './finish-reason.ts';
 import { decodeUsage } from './usage.ts';
 
 interface BlockState {
-  kind: 'text' | 'tool' | 'skip';
+  kind: 'text' | 'tool' | 'reasoning' | 'skip';
   index: number;
+  /** A reasoning block's signature, given with its end. */
+  signature?: string;
 }
 
 export class ConverseStreamDecoder implements StreamDecoder {
@@ -118,13 +120,25 @@ export class ConverseStreamDecoder implements StreamDecoder {
     const index = indexOf(data);
     let block = this.#blocks.get(index);
     if (block === undefined) {
-      // Text opens with its first delta; a reasoning block has no IR form.
+      // Text and reasoning open with their first delta; redacted reasoning has no IR form.
+      const thought =
+        isJsonObject(delta.reasoningContent) && delta.reasoningContent.redactedContent === undefined;
       block =
         typeof delta.text === 'string'
           ? { kind: 'text', index: this.#nextIndex++ }
-          : { kind: 'skip', index: -1 };
+          : thought
+            ? { kind: 'reasoning', index: this.#nextIndex++ }
+            : { kind: 'skip', index: -1 };
       this.#blocks.set(index, block);
       if (block.kind === 'text') emit({ type: 'text-start', choice: 0, index: block.index });
+      if (block.kind === 'reasoning') emit({ type: 'reasoning-start', choice: 0, index: block.index });
+    }
+    if (block.kind === 'reasoning' && isJsonObject(delta.reasoningContent)) {
+      const { text, signature } = delta.reasoningContent;
+      if (typeof text === 'string' && text !== '')
+        emit({ type: 'reasoning-delta', choice: 0, index: block.index, text });
+      if (typeof signature === 'string' && signature !== '') block.signature = signature;
+      return;
     }
     if (block.kind === 'text' && typeof delta.text === 'string' && delta.text !== '') {
       emit({ type: 'text-delta', choice: 0, index: block.index, text: delta.text });
@@ -143,6 +157,14 @@ export class ConverseStreamDecoder implements StreamDecoder {
     this.#blocks.delete(index);
     if (block.kind === 'text') emit({ type: 'text-end', choice: 0, index: block.index });
     if (block.kind === 'tool') emit({ type: 'tool-call-end', choice: 0, index: block.index });
+    if (block.kind === 'reasoning') {
+      const { index: at, signature } = block;
+      emit(
+        signature === undefined
+          ? { type: 'reasoning-end', choice: 0, index: at }
+          : { type: 'reasoning-end', choice: 0, index: at, signature },
+      );
+    }
   }
 
   #stop(data: JsonObject, emit: EmitStreamEvent): void {

@@ -1,16 +1,20 @@
 /** The canonical response → a Converse answer (`output.message`, `stopReason`, `usage`, `metrics`). */
 import type { ResponseContext } from '../codec.ts';
-import type { AssistantPart, ChatResponse, JsonObject } from '../../ir/index.ts';
+import type { AnswerPart, ChatResponse, JsonObject } from '../../ir/index.ts';
 import { upstreamToolArguments } from '../shared/validate.ts';
 import { encodeStopReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 
-export function encodeContent(parts: readonly AssistantPart[]): JsonObject[] {
-  return parts.map((part) =>
-    part.type === 'text'
-      ? { text: part.text }
-      : { toolUse: { toolUseId: part.id, name: part.name, input: upstreamToolArguments(part.arguments) } },
-  );
+export function encodeContent(parts: readonly AnswerPart[]): JsonObject[] {
+  return parts.map((part) => {
+    if (part.type === 'text') return { text: part.text };
+    if (part.type === 'reasoning') {
+      const reasoningText =
+        part.signature === undefined ? { text: part.text } : { text: part.text, signature: part.signature };
+      return { reasoningContent: { reasoningText } };
+    }
+    return { toolUse: { toolUseId: part.id, name: part.name, input: upstreamToolArguments(part.arguments) } };
+  });
 }
 
 export function encodeResponse(response: ChatResponse, _context: ResponseContext): JsonObject {

@@ -44,6 +44,24 @@ export class ConverseStreamEncoder implements StreamEncoder {
           contentBlockIndex: streamEvent.index,
           delta: { toolUse: { input: streamEvent.argumentsDelta } },
         });
+      case 'reasoning-start':
+        return '';
+      case 'reasoning-delta':
+        return event('contentBlockDelta', {
+          contentBlockIndex: streamEvent.index,
+          delta: { reasoningContent: { text: streamEvent.text } },
+        });
+      case 'reasoning-end': {
+        const { index, signature } = streamEvent;
+        const signed =
+          signature === undefined
+            ? ''
+            : event('contentBlockDelta', {
+                contentBlockIndex: index,
+                delta: { reasoningContent: { signature } },
+              });
+        return signed + event('contentBlockStop', { contentBlockIndex: index });
+      }
       case 'text-end':
       case 'tool-call-end':
         return event('contentBlockStop', { contentBlockIndex: streamEvent.index });

@@ -7,7 +7,7 @@ import { fixedNow, loadJson, testContext } from './test-kit.ts';
 
 const created = Math.floor(fixedNow / 1000);
 
-test('text answer: thought parts skipped, adjacent text joined, thoughts and cache in usage', () => {
+test('text answer: thought parts a thought, adjacent text joined, thoughts and cache in usage', () => {
   assert.deepEqual(gammaCodec.decodeResponse(loadJson('text-thoughts.json'), testContext()), {
     id: 'bH6LaZr1',
     model: 'm-001',
@@ -15,7 +15,13 @@ test('text answer: thought parts skipped, adjacent text joined, thoughts and cac
     choices: [
       {
         index: 0,
-        content: [{ type: 'text', text: 'There are three r\'s in "strawberry".' }],
+        content: [
+          {
+            type: 'reasoning',
+            text: "**Counting the letters**\nThe user wants the number of r's in strawberry.",
+          },
+          { type: 'text', text: 'There are three r\'s in "strawberry".' },
+        ],
         finishReason: { unified: 'stop', raw: 'STOP' },
       },
     ],

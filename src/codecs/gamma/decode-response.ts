@@ -1,6 +1,6 @@
 /** A Family C `GenerateContentResponse` from an upstream → the canonical response. */
 import { GatewayError, isJsonObject } from '../../ir/index.ts';
-import type { AssistantPart, ChatResponse, Choice, JsonObject, ToolCallPart } from '../../ir/index.ts';
+import type { AnswerPart, ChatResponse, Choice, JsonObject, ToolCallPart } from '../../ir/index.ts';
 import type { DecodeContext } from '../codec.ts';
 import { stableId } from '../shared/stable-id.ts';
 import { decodeFinishReason } from './finish-reason.ts';
@@ -39,13 +39,36 @@ export function candidateParts(candidate: JsonObject): readonly unknown[] {
   return isJsonObject(content) && Array.isArray(content.parts) ? content.parts : [];
 }
 
+/** A `thought: true` part joins the thought before it (or starts one); its signature is kept. */
+function addThought(content: AnswerPart[], part: JsonObject): void {
+  const text = typeof part.text === 'string' ? part.text : '';
+  const last = content.at(-1);
+  if (last?.type === 'reasoning') last.text += text;
+  else content.push({ type: 'reasoning', text });
+  signThought(content.at(-1), part.thoughtSignature);
+}
+
+/**
+ * The family signs a thought on one of its parts or on the part right after it (the answer's
+ * first text or call): a thought still unsigned takes that signature (the part keeps its own).
+ */
+export function signThought(thought: AnswerPart | undefined, signature: unknown): void {
+  if (thought?.type !== 'reasoning' || thought.signature !== undefined) return;
+  if (typeof signature === 'string' && signature !== '') thought.signature = signature;
+}
+
 function decodeCandidate(candidate: JsonObject, position: number, responseId: string): Choice {
   const index = candidateIndex(candidate, position);
-  const content: AssistantPart[] = [];
+  const content: AnswerPart[] = [];
   let calls = 0;
   for (const part of candidateParts(candidate)) {
-    // Thought summaries are not answer text; no client family has a place for them here.
-    if (!isJsonObject(part) || part.thought === true) continue;
+    if (!isJsonObject(part)) continue;
+    // Thought summaries are reasoning, not answer text; adjacent ones are one thought.
+    if (part.thought === true) {
+      addThought(content, part);
+      continue;
+    }
+    signThought(content.at(-1), part.thoughtSignature);
     if (typeof part.text === 'string' && part.text !== '') {
       const last = content.at(-1);
       // Adjacent text parts are one block, as a streamed reply folds to.
@@ -60,7 +83,10 @@ function decodeCandidate(candidate: JsonObject, position: number, responseId: st
   return {
     index,
     content,
-    finishReason: raw === undefined ? { unified: 'other' } : decodeFinishReason(raw, hasToolCalls),
+    finishReason:
+      raw === undefined
+        ? { unified: 'other' }
+        : decodeFinishReason(raw, hasToolCalls, candidate.finishMessage),
   };
 }
 

@@ -25,6 +25,9 @@ interface CandidateState {
   /** Calls seen so far (their ordinal names the synthesized id). */
   calls: number;
   openText: number;
+  /** The open thought block (-1 when none) and the signature it closes with. */
+  openThought: number;
+  thoughtSignature: string | undefined;
   sawToolCall: boolean;
   finished: boolean;
 }
@@ -104,7 +107,15 @@ export class GammaStreamDecoder implements StreamDecoder {
       // Blocked prompt: "sent only in the first stream chunk", with no candidates at all.
       const blocked = blockedChoice(chunk.promptFeedback);
       if (blocked.finishReason.unified === 'content-filter') {
-        this.#candidates.set(0, { nextBlock: 0, calls: 0, openText: -1, sawToolCall: false, finished: true });
+        this.#candidates.set(0, {
+          nextBlock: 0,
+          calls: 0,
+          openText: -1,
+          openThought: -1,
+          thoughtSignature: undefined,
+          sawToolCall: false,
+          finished: true,
+        });
         emit({ type: 'finish', choice: 0, finishReason: blocked.finishReason });
       }
       return;
@@ -117,27 +128,43 @@ export class GammaStreamDecoder implements StreamDecoder {
   #pushCandidate(candidate: JsonObject, choice: number, emit: EmitStreamEvent): void {
     let state = this.#candidates.get(choice);
     if (state === undefined) {
-      state = { nextBlock: 0, calls: 0, openText: -1, sawToolCall: false, finished: false };
+      state = {
+        nextBlock: 0,
+        calls: 0,
+        openText: -1,
+        openThought: -1,
+        thoughtSignature: undefined,
+        sawToolCall: false,
+        finished: false,
+      };
       this.#candidates.set(choice, state);
     }
     if (state.finished) return;
     for (const part of candidateParts(candidate)) {
-      if (!isJsonObject(part) || part.thought === true) continue;
+      if (!isJsonObject(part)) continue;
+      if (part.thought === true) {
+        thought(state, choice, part, emit);
+        continue;
+      }
+      // The part right after a thought may carry its signature (it keeps its own too).
+      if (state.openThought !== -1) state.thoughtSignature ??= signatureOf(part);
       if (typeof part.text === 'string' && part.text !== '') this.#text(state, choice, part.text, emit);
       else if (isJsonObject(part.functionCall)) this.#functionCall(state, choice, part.functionCall, emit);
     }
     if (typeof candidate.finishReason === 'string') {
+      closeThought(state, choice, emit);
       closeText(state, choice, emit);
       state.finished = true;
       emit({
         type: 'finish',
         choice,
-        finishReason: decodeFinishReason(candidate.finishReason, state.sawToolCall),
+        finishReason: decodeFinishReason(candidate.finishReason, state.sawToolCall, candidate.finishMessage),
       });
     }
   }
 
   #text(state: CandidateState, choice: number, text: string, emit: EmitStreamEvent): void {
+    closeThought(state, choice, emit);
     if (state.openText === -1) {
       state.openText = state.nextBlock++;
       emit({ type: 'text-start', choice, index: state.openText });
@@ -147,6 +174,7 @@ export class GammaStreamDecoder implements StreamDecoder {
 
   /** C sends each call whole (no argument fragments): start, one delta with all arguments, end. */
   #functionCall(state: CandidateState, choice: number, call: JsonObject, emit: EmitStreamEvent): void {
+    closeThought(state, choice, emit);
     closeText(state, choice, emit);
     const part = decodeFunctionCall(call, callId(this.#id, choice, state.calls++));
     const index = state.nextBlock++;
@@ -155,6 +183,37 @@ export class GammaStreamDecoder implements StreamDecoder {
     emit({ type: 'tool-call-delta', choice, index, argumentsDelta: part.arguments });
     emit({ type: 'tool-call-end', choice, index });
   }
+}
+
+/** A `thought: true` part: a thought block opens (or goes on); its signature waits for its end. */
+function thought(state: CandidateState, choice: number, part: JsonObject, emit: EmitStreamEvent): void {
+  if (state.openThought === -1) {
+    closeText(state, choice, emit);
+    state.openThought = state.nextBlock++;
+    emit({ type: 'reasoning-start', choice, index: state.openThought });
+  }
+  if (typeof part.text === 'string' && part.text !== '')
+    emit({ type: 'reasoning-delta', choice, index: state.openThought, text: part.text });
+  state.thoughtSignature ??= signatureOf(part);
+}
+
+function signatureOf(part: JsonObject): string | undefined {
+  return typeof part.thoughtSignature === 'string' && part.thoughtSignature !== ''
+    ? part.thoughtSignature
+    : undefined;
+}
+
+function closeThought(state: CandidateState, choice: number, emit: EmitStreamEvent): void {
+  if (state.openThought === -1) return;
+  const index = state.openThought;
+  const signature = state.thoughtSignature;
+  state.openThought = -1;
+  state.thoughtSignature = undefined;
+  emit(
+    signature === undefined
+      ? { type: 'reasoning-end', choice, index }
+      : { type: 'reasoning-end', choice, index, signature },
+  );
 }
 
 function closeText(state: CandidateState, choice: number, emit: EmitStreamEvent): void {

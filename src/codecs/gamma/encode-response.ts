@@ -1,15 +1,15 @@
 /** The canonical response → the Family C `GenerateContentResponse` a surface client expects. */
 import { upstreamToolArguments } from '../shared/validate.ts';
-import type { AssistantPart, ChatResponse, JsonObject } from '../../ir/index.ts';
+import type { AnswerPart, AssistantPart, ChatResponse, JsonObject } from '../../ir/index.ts';
 import type { ResponseContext } from '../codec.ts';
-import { encodeFinishReason } from './finish-reason.ts';
+import { encodeFinish } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 import type { GammaCandidate, GammaFunctionCall, GammaGenerateContentResponse, GammaPart } from './wire.ts';
 
 export function encodeResponse(response: ChatResponse, context: ResponseContext): JsonObject {
   const candidates: GammaCandidate[] = response.choices.map((choice) => ({
-    content: { role: 'model', parts: choice.content.map(encodeAssistantPart) },
-    finishReason: encodeFinishReason(choice.finishReason),
+    content: { role: 'model', parts: choice.content.map(encodeAnswerPart) },
+    ...encodeFinish(choice.finishReason),
     index: choice.index,
   }));
   const body: GammaGenerateContentResponse = {
@@ -19,6 +19,18 @@ export function encodeResponse(response: ChatResponse, context: ResponseContext)
     responseId: response.id,
   };
   return body;
+}
+
+/** A thought is a `thought: true` part, before the answer's parts as the family sends them. */
+function encodeAnswerPart(part: AnswerPart): GammaPart {
+  if (part.type !== 'reasoning') return encodeAssistantPart(part);
+  return thoughtPart(part.text, part.signature);
+}
+
+export function thoughtPart(text: string, signature: string | undefined): GammaPart {
+  return signature === undefined
+    ? { text, thought: true }
+    : { text, thought: true, thoughtSignature: signature };
 }
 
 /**

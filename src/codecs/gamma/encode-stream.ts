@@ -8,10 +8,10 @@ import type { GatewayError, StreamEvent } from '../../ir/index.ts';
 import { sseData } from '../../sse/write-sse.ts';
 import type { ResponseContext, StreamEncoder } from '../codec.ts';
 import { encodeErrorBody } from './errors.ts';
-import { encodeFinishReason } from './finish-reason.ts';
+import { encodeFinish } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 import { BlockSequencer, isBlockEvent, type BlockEvent } from '../shared/block-sequencer.ts';
-import { functionCall } from './encode-response.ts';
+import { functionCall, thoughtPart } from './encode-response.ts';
 import type { GammaCandidate, GammaPart, GammaUsageMetadata } from './wire.ts';
 
 interface PendingCall {
@@ -29,8 +29,8 @@ export class GammaStreamEncoder implements StreamEncoder {
   #failed = false;
   /** Calls being buffered, by `choice:index`. */
   readonly #calls = new Map<string, PendingCall>();
-  /** Choices seen, with their C finish reason once known. */
-  readonly #choices = new Map<number, string | undefined>();
+  /** Choices seen, with their C finish reason (and message) once known. */
+  readonly #choices = new Map<number, ReturnType<typeof encodeFinish> | undefined>();
   readonly #sequencer = new BlockSequencer();
 
   constructor(context: ResponseContext) {
@@ -56,12 +56,22 @@ export class GammaStreamEncoder implements StreamEncoder {
         this.#sequencer.flush(event.choice, (ready) => {
           text += this.#block(ready);
         });
-        this.#choices.set(event.choice, encodeFinishReason(event.finishReason));
+        this.#choices.set(event.choice, encodeFinish(event.finishReason));
         return text;
       }
       case 'usage':
         this.#usage = encodeUsage(event.usage);
         return '';
+      case 'reasoning-start':
+        this.#see(event.choice);
+        return '';
+      case 'reasoning-delta':
+        return event.text === '' ? '' : this.#chunk(event.choice, thoughtPart(event.text, undefined));
+      case 'reasoning-end':
+        // The signature closes the thought: an empty thought part carries it.
+        return event.signature === undefined
+          ? ''
+          : this.#chunk(event.choice, thoughtPart('', event.signature));
       case 'message-end':
         this.#usage = encodeUsage(event.usage);
         return this.#final();
@@ -130,7 +140,7 @@ export class GammaStreamEncoder implements StreamEncoder {
     const choices = [...this.#choices.keys()].sort((left, right) => left - right);
     const candidates = choices.map((choice): GammaCandidate => ({
       content: { role: 'model', parts: [{ text: '' }] },
-      finishReason: this.#choices.get(choice) ?? 'STOP',
+      ...(this.#choices.get(choice) ?? { finishReason: 'STOP' }),
       index: choice,
     }));
     return this.#response(candidates);

@@ -38,10 +38,47 @@ function isGammaReason(raw: string): raw is keyof typeof fromGamma {
   return Object.hasOwn(fromGamma, raw);
 }
 
-/** `hasToolCalls`: the candidate holds functionCall parts, which turns STOP into `tool-calls`. */
-export function decodeFinishReason(raw: string, hasToolCalls: boolean): FinishReason {
+/**
+ * `hasToolCalls`: the candidate holds functionCall parts, which turns STOP into `tool-calls`.
+ * `finishMessage`: the candidate's; the family has no field naming the stop sequence that ended
+ * a candidate, so the gateway writes it there in one fixed form (`stopSequenceMessage`) and reads
+ * back only that form.
+ */
+export function decodeFinishReason(
+  raw: string,
+  hasToolCalls: boolean,
+  finishMessage?: unknown,
+): FinishReason {
   const unified: UnifiedFinishReason = isGammaReason(raw) ? fromGamma[raw] : 'other';
-  return { unified: unified === 'stop' && hasToolCalls ? 'tool-calls' : unified, raw };
+  const reason: FinishReason = { unified: unified === 'stop' && hasToolCalls ? 'tool-calls' : unified, raw };
+  const stopSequence = reason.unified === 'stop' ? stopSequenceIn(finishMessage) : undefined;
+  if (stopSequence !== undefined) reason.stopSequence = stopSequence;
+  return reason;
+}
+
+const stopSequencePrefix = 'Stopped at the stop sequence ';
+
+/** `Stopped at the stop sequence "END"`: the sequence as a JSON string, so any text reads back exactly. */
+function stopSequenceMessage(sequence: string): string {
+  return stopSequencePrefix + JSON.stringify(sequence);
+}
+
+function stopSequenceIn(message: unknown): string | undefined {
+  if (typeof message !== 'string' || !message.startsWith(stopSequencePrefix)) return undefined;
+  try {
+    const sequence: unknown = JSON.parse(message.slice(stopSequencePrefix.length));
+    return typeof sequence === 'string' ? sequence : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A candidate's end: its `finishReason`, and the stop sequence that ended it when known. */
+export function encodeFinish(reason: FinishReason): { finishReason: string; finishMessage?: string } {
+  const finishReason = encodeFinishReason(reason);
+  return reason.unified === 'stop' && reason.stopSequence !== undefined
+    ? { finishReason, finishMessage: stopSequenceMessage(reason.stopSequence) }
+    : { finishReason };
 }
 
 /** A C raw value passes through unchanged (same-family output); other families' values are mapped. */

@@ -13,6 +13,8 @@ export type GammaFunctionResponse = { name: string; response: JsonObject; id?: s
 
 export type GammaPart =
   | { text: string }
+  /** A thought (the family's thought summary), shown when the request asked to include thoughts. */
+  | { text: string; thought: true; thoughtSignature?: string }
   | { inlineData: { mimeType: string; data: string } }
   | { fileData: { fileUri: string; mimeType?: string } }
   | { functionCall: GammaFunctionCall; thoughtSignature?: string }
@@ -44,6 +46,7 @@ export type GammaUsageMetadata = {
 export type GammaCandidate = {
   content: { role: 'model'; parts: GammaPart[] };
   finishReason?: string;
+  finishMessage?: string;
   index: number;
 };
 

@@ -14,6 +14,8 @@ export const betaSurface: FamilySurface = {
   credentialHeaders,
   checkHeaders,
   rateLimitHeaders,
+  // The family's SDKs read the id from this header (`message._request_id`, an error's `requestID`).
+  requestIdHeader: 'request-id',
   modelListing,
   tokenCounting,
 };

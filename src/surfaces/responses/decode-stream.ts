@@ -49,6 +49,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
         return;
       case 'response.output_item.added':
         if (item.type === 'message') emit({ type: 'text-start', choice: 0, index: at });
+        else if (item.type === 'reasoning') emit({ type: 'reasoning-start', choice: 0, index: at });
         else if (item.type === 'function_call') {
           this.#calls = true;
           emit({
@@ -63,11 +64,15 @@ class ResponsesStreamDecoder implements StreamDecoder {
       case 'response.output_text.delta':
         emit({ type: 'text-delta', choice: 0, index: at, text: text(data.delta) });
         return;
+      case 'response.reasoning_text.delta':
+        emit({ type: 'reasoning-delta', choice: 0, index: at, text: text(data.delta) });
+        return;
       case 'response.function_call_arguments.delta':
         emit({ type: 'tool-call-delta', choice: 0, index: at, argumentsDelta: text(data.delta) });
         return;
       case 'response.output_item.done':
         if (item.type === 'message') emit({ type: 'text-end', choice: 0, index: at });
+        else if (item.type === 'reasoning') emit({ type: 'reasoning-end', choice: 0, index: at });
         else if (item.type === 'function_call') emit({ type: 'tool-call-end', choice: 0, index: at });
         return;
       case 'response.completed':

@@ -1,9 +1,9 @@
 /** Canonical response → the Responses API's `response` object (non-streamed). */
-import type { AssistantPart, ChatResponse } from '../../ir/index.ts';
+import type { AnswerPart, ChatResponse } from '../../ir/index.ts';
 import type { ResponseContext } from '../../codecs/codec.ts';
 import { namespacesOf, type NamespacedCall } from './namespaces.ts';
 import { finalStatus, itemId, responseId, responseObject } from './response-object.ts';
-import type { FunctionCallItem, OutputItem, ResponseObject } from './wire.ts';
+import type { FunctionCallItem, ItemStatus, OutputItem, ReasoningItem, ResponseObject } from './wire.ts';
 
 /** A `function_call` item, its name split back when it belongs to a namespace. */
 export function functionCallItem(
@@ -26,23 +26,29 @@ export function functionCallItem(
   return item;
 }
 
-/** One output item per IR part: text → a `message`, a call → a `function_call`. */
+/** One output item per IR part: a thought → `reasoning`, text → a `message`, a call → a `function_call`. */
 export function outputItems(
-  parts: readonly AssistantPart[],
+  parts: readonly AnswerPart[],
   id: string,
   namespaces: ReadonlyMap<string, NamespacedCall> | undefined,
 ): OutputItem[] {
   return parts.map((part, index): OutputItem =>
-    part.type === 'text'
-      ? {
-          id: itemId('msg', id, index),
-          type: 'message',
-          status: 'completed',
-          role: 'assistant',
-          content: [{ type: 'output_text', text: part.text, annotations: [], logprobs: [] }],
-        }
-      : functionCallItem(itemId('fc', id, index), part.id, part.name, part.arguments, namespaces),
+    part.type === 'reasoning'
+      ? reasoningItem(itemId('rs', id, index), 'completed', part.text)
+      : part.type === 'text'
+        ? {
+            id: itemId('msg', id, index),
+            type: 'message',
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', text: part.text, annotations: [], logprobs: [] }],
+          }
+        : functionCallItem(itemId('fc', id, index), part.id, part.name, part.arguments, namespaces),
   );
+}
+
+export function reasoningItem(id: string, status: ItemStatus, text: string): ReasoningItem {
+  return { id, type: 'reasoning', status, summary: [], content: [{ type: 'reasoning_text', text }] };
 }
 
 export function encodeResponse(response: ChatResponse, context: ResponseContext): ResponseObject {

@@ -3,14 +3,15 @@
  * sends them), `sequence_number` on each. The sequence is the one the SDKs and Codex parse:
  * `response.created`, `response.in_progress`; per output item `output_item.added`, its content
  * (`content_part.added`, `output_text.delta`…, `output_text.done`, `content_part.done`, or
- * `function_call_arguments.delta`…, `.done`), `output_item.done`; then `response.completed` (or
+ * `function_call_arguments.delta`…, `.done`, or `reasoning_text.delta`…, `.done`),
+ * `output_item.done`; then `response.completed` (or
  * `response.incomplete`) with the whole response and usage, or `error` + `response.failed`.
  */
 import type { FinishReason, GatewayError, StreamEvent, Usage } from '../../ir/index.ts';
 import { sseEvent } from '../../sse/write-sse.ts';
 import { errorBody } from '../../codecs/alpha/errors.ts';
 import type { ResponseContext, StreamEncoder } from '../../codecs/codec.ts';
-import { functionCallItem } from './encode-response.ts';
+import { functionCallItem, reasoningItem } from './encode-response.ts';
 import { namespacesOf, type NamespacedCall } from './namespaces.ts';
 import { finalStatus, itemId, responseId, responseObject, type ResponseState } from './response-object.ts';
 import type { MessageItem, OutputItem, OutputText } from './wire.ts';
@@ -56,12 +57,20 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         return this.#textStart(event.index);
       case 'text-delta':
         return this.#delta(event.index, event.text, 'response.output_text.delta', ',"content_index":0');
+      case 'reasoning-start':
+        return this.#add(
+          event.index,
+          reasoningItem(itemId('rs', this.#state.id, this.#state.output.length), 'in_progress', ''),
+        );
+      case 'reasoning-delta':
+        return this.#delta(event.index, event.text, 'response.reasoning_text.delta', ',"content_index":0');
       case 'tool-call-start':
         return this.#callStart(event.index, event.id, event.name);
       case 'tool-call-delta':
         return this.#delta(event.index, event.argumentsDelta, 'response.function_call_arguments.delta', '');
       case 'text-end':
       case 'tool-call-end':
+      case 'reasoning-end':
         return this.#itemDone(event.index);
       case 'finish':
         this.#finishReason = event.finishReason;
@@ -140,10 +149,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     const open = this.#open.get(index);
     if (open === undefined || delta === '') return '';
     const { item } = open;
-    if (item.type === 'message') {
+    if (item.type === 'function_call') item.arguments += delta;
+    else {
       const part = item.content[0];
       if (part !== undefined) part.text += delta;
-    } else item.arguments += delta;
+    }
     const logprobs = item.type === 'message' ? ',"logprobs":[]' : '';
     const data = `{"type":"${type}","sequence_number":${this.#sequence++},"item_id":${open.idJson},"output_index":${open.outputIndex}${contentIndex},"delta":${JSON.stringify(delta)}${logprobs}}`;
     return `event: ${type}\ndata: ${data}\n\n`;
@@ -162,6 +172,9 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       text +=
         this.#event('response.output_text.done', { ...common, text: part.text, logprobs: [] }) +
         this.#event('response.content_part.done', { ...common, part });
+    } else if (item.type === 'reasoning') {
+      const common = { item_id: item.id, output_index: outputIndex, content_index: 0 };
+      text += this.#event('response.reasoning_text.done', { ...common, text: item.content[0]?.text ?? '' });
     } else {
       text += this.#event('response.function_call_arguments.done', {
         item_id: item.id,

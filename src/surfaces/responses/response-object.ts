@@ -18,7 +18,7 @@ export function responseId(context: ResponseContext, upstreamId: string): string
 }
 
 /** `msg_…` / `fc_…`: unique within the response, stable for the same answer. */
-export function itemId(prefix: 'msg' | 'fc', responseId: string, outputIndex: number): string {
+export function itemId(prefix: 'msg' | 'fc' | 'rs', responseId: string, outputIndex: number): string {
   const stem = responseId.startsWith(responseIdPrefix)
     ? responseId.slice(responseIdPrefix.length)
     : responseId;

@@ -42,7 +42,16 @@ export type FunctionCallItem = {
   arguments: string;
 };
 
-export type OutputItem = MessageItem | FunctionCallItem;
+/** What the model thought, as the family showed it (`reasoning_text`; no summary of it is made). */
+export type ReasoningItem = {
+  id: string;
+  type: 'reasoning';
+  status: ItemStatus;
+  summary: never[];
+  content: Array<{ type: 'reasoning_text'; text: string }>;
+};
+
+export type OutputItem = MessageItem | FunctionCallItem | ReasoningItem;
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
 
