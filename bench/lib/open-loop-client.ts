@@ -74,10 +74,13 @@ function start(client: Client, index: number): void {
       if (firstByteAt[index] === 0) firstByteAt[index] = performance.now();
     },
     onResponseEnd: () => {
+      if (stopped) return;
       endAt[index] = performance.now();
       finish(client);
     },
     onResponseError: () => {
+      // After the cut-off the run destroys its connections: those requests stay unfinished.
+      if (stopped) return;
       endAt[index] = performance.now();
       statusOf[index] = 1;
       finish(client);
