@@ -93,7 +93,8 @@ function finish(client: Client): void {
   done++;
   if (stopped) return;
   const usable = !client.destroyed && !client.closed;
-  if (!usable) every.splice(every.indexOf(client), 1);
+  const position = every.indexOf(client);
+  if (!usable && position >= 0) every.splice(position, 1);
   const queued = waiting.shift();
   if (queued !== undefined) {
     const replacement = usable ? client : acquire();
