@@ -74,12 +74,12 @@ const gateways = setups.map((setup) => {
   const database = scratchPath(`scale-${setup.port}.db`);
   const child =
     setup.redisPid === undefined
-      ? startGateway(setup.port, upstream, database, {}, [], cores)
+      ? startGateway(setup.port, upstream, database, { MODELGATE_CONFIG: config }, [], cores)
       : startGateway(
           setup.port,
           upstream,
           database,
-          { MODELGATE_REDIS_URL: redis.url },
+          { MODELGATE_CONFIG: config, MODELGATE_REDIS_URL: redis.url },
           setup.workers ? ['--workers', '2'] : [],
           cores,
         );
