@@ -14,6 +14,8 @@ import { formatSummary } from './lib/format.ts';
 import { canPin, killAllNow } from './lib/processes.ts';
 import { summarize } from './lib/report.ts';
 import { realLaunchers } from './lib/launchers.ts';
+import { summarizeOpenLoop } from './lib/open-loop.ts';
+import { formatOpenLoop, openLoopChecks } from './lib/open-loop-format.ts';
 import { scenarios } from './lib/scenarios.ts';
 import { formatMetricsPath, measureMetricsPath } from './metrics-path.ts';
 
@@ -30,6 +32,7 @@ function numberFromEnv(name: string, fallback: number, minimum: number): number 
 
 function connectionsFromEnv(): number[] {
   const raw = process.env['BENCH_CONNECTIONS'] ?? '1,32';
+  if (raw.trim() === 'none') return [];
   const list = raw.split(',').map((part) => Number(part.trim()));
   if (list.length === 0 || list.some((value) => !Number.isInteger(value) || value < 1)) {
     throw new Error(`BENCH_CONNECTIONS must be a comma-separated list of positive integers, got "${raw}"`);
@@ -37,13 +40,32 @@ function connectionsFromEnv(): number[] {
   return list;
 }
 
+/** `BENCH_RATES=1000,3000`: the open-loop cells; unset or empty for none. */
+function openLoopFromEnv(rounds: number): BenchOptions['openLoop'] {
+  const raw = process.env['BENCH_RATES'] ?? '';
+  if (raw.trim() === '') return undefined;
+  const rates = raw.split(',').map((part) => Number(part.trim()));
+  if (rates.some((rate) => !Number.isFinite(rate) || rate <= 0)) {
+    throw new Error(`BENCH_RATES must be a comma-separated list of positive request rates, got "${raw}"`);
+  }
+  return {
+    rates,
+    seconds: numberFromEnv('BENCH_OPEN_SECONDS', 5, 1),
+    warmupSeconds: numberFromEnv('BENCH_OPEN_WARMUP_SECONDS', 1, 0),
+    reps: Math.round(numberFromEnv('BENCH_OPEN_REPS', rounds, 1)),
+    maxConnections: Math.round(numberFromEnv('BENCH_OPEN_MAX_CONNECTIONS', 256, 1)),
+  };
+}
+
 function optionsFromEnv(): BenchOptions {
   const loadgenCpu = process.env['BENCH_LOADGEN_CPU'];
+  const rounds = Math.round(numberFromEnv('BENCH_ROUNDS', 2, 1));
   return {
     seconds: numberFromEnv('BENCH_SECONDS', 5, 1),
-    rounds: Math.round(numberFromEnv('BENCH_ROUNDS', 2, 1)),
+    rounds,
     warmupSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', 1, 0),
     connections: connectionsFromEnv(),
+    openLoop: openLoopFromEnv(rounds),
     firstByteRequests: Math.round(numberFromEnv('BENCH_FIRST_BYTE_REQUESTS', 200, 0)),
     loadgenCpu: loadgenCpu === undefined || loadgenCpu === '' ? undefined : Number(loadgenCpu),
     cwd: repoRoot,
@@ -64,13 +86,21 @@ async function main(): Promise<void> {
   const options = optionsFromEnv();
   const startedAt = new Date();
   const measurementCount = options.rounds * 3 * options.connections.length * 3;
+  const open = options.openLoop;
   options.log(
     `modelgate bench: ${measurementCount} measurements of ${options.seconds} s, ${options.rounds} rounds, ` +
-      `connections ${options.connections.join('/')}, taskset ${canPin() ? 'on' : 'off'}`,
+      `connections ${options.connections.join('/') || 'none'}, ` +
+      (open === undefined ? '' : `open loop at ${open.rates.join('/')} req/s × ${open.reps} reps, `) +
+      `taskset ${canPin() ? 'on' : 'off'}`,
   );
   const run = await runBench(options);
-  const summary = summarize(run, Math.max(...options.connections), Math.min(...options.connections));
-  process.stdout.write('\n' + formatSummary(summary) + '\n');
+  const closedLoop = options.connections.length > 0;
+  const summary = closedLoop
+    ? summarize(run, Math.max(...options.connections), Math.min(...options.connections))
+    : null;
+  if (summary !== null) process.stdout.write('\n' + formatSummary(summary) + '\n');
+  const openLoop = summarizeOpenLoop(run.openLoop);
+  if (openLoop.length > 0) process.stdout.write('\n' + formatOpenLoop(openLoop) + '\n');
   // In process, after the load: the metrics' own cost per request, with and without.
   const metricsPath = measureMetricsPath();
   process.stdout.write('\n' + formatMetricsPath(metricsPath) + '\n');
@@ -86,6 +116,7 @@ async function main(): Promise<void> {
     scenarios,
     ...run,
     summary,
+    openLoopSummary: openLoop,
     metricsPath,
   };
   const directory = join(repoRoot, 'bench', 'results');
@@ -96,7 +127,9 @@ async function main(): Promise<void> {
   const metricsOver = metricsPath.metricsUs > metricsPath.targetUs;
   if (
     process.env['BENCH_STRICT'] === '1' &&
-    (metricsOver || summary.checks.some((check) => check.pass === false))
+    (metricsOver ||
+      summary?.checks.some((check) => check.pass === false) === true ||
+      openLoopChecks(openLoop).some((check) => check.pass === false))
   )
     process.exitCode = 1;
 }

@@ -4,6 +4,8 @@
  * modelgate, direct, …) so slow machine drift hits all of them alike.
  */
 import { measureFirstByte } from './first-byte.ts';
+import { measureOpenLoop } from './open-loop.ts';
+import type { OpenLoopCell, OpenLoopOptions } from './open-loop.ts';
 import type { FirstByteResult } from './first-byte.ts';
 import { startLoadGenerator } from './load.ts';
 import type { LoadGenerator } from './load.ts';
@@ -26,7 +28,10 @@ export interface BenchOptions {
   seconds: number;
   rounds: number;
   warmupSeconds: number;
+  /** Closed-loop connection counts; empty runs the open loop only. */
   connections: readonly number[];
+  /** The open-loop cells (`BENCH_RATES`), run after the closed loop; undefined for none. */
+  openLoop: Omit<OpenLoopOptions, 'log'> | undefined;
   firstByteRequests: number;
   /** Core for the load generator, or undefined to leave it unpinned. */
   loadgenCpu: number | undefined;
@@ -73,6 +78,7 @@ export interface BenchRun {
   preflight: { scenario: ScenarioId; target: TargetName; result: PreflightResult }[];
   measurements: Measurement[];
   firstByte: FirstByteMeasurement[];
+  openLoop: OpenLoopCell[];
   peakRssScope: 'measurement' | 'process';
 }
 
@@ -88,13 +94,19 @@ export async function runBench(options: BenchOptions): Promise<BenchRun> {
       preflight: await checkTargets(targets),
       measurements: [],
       firstByte: [],
+      openLoop: [],
       peakRssScope: 'measurement',
     };
-    loadGenerator = await startLoadGenerator(options.loadgenCpu);
-    run.processes.push({ name: 'load generator', pid: loadGenerator.pid, cpu: loadGenerator.cpu });
-    await warmUp(options, targets, loadGenerator);
-    await measureAll(options, targets, loadGenerator, run);
-    await measureFirstBytes(options, targets, run);
+    if (options.connections.length > 0) {
+      loadGenerator = await startLoadGenerator(options.loadgenCpu);
+      run.processes.push({ name: 'load generator', pid: loadGenerator.pid, cpu: loadGenerator.cpu });
+      await warmUp(options, targets, loadGenerator);
+      await measureAll(options, targets, loadGenerator, run);
+      await measureFirstBytes(options, targets, run);
+    }
+    if (options.openLoop !== undefined) {
+      run.openLoop = await measureOpenLoop({ ...options.openLoop, log: options.log }, targets);
+    }
     return run;
   } finally {
     loadGenerator?.close();

@@ -3,7 +3,8 @@
 /** Nearest-rank percentile (0 < p <= 100) of values already sorted ascending; NaN when empty. */
 export function percentileSorted(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
+  // The epsilon keeps float rounding (99.9 / 100 × 1000 = 999.0000000000001) from skipping a rank.
+  const rank = Math.ceil((p / 100) * sorted.length - 1e-9);
   const index = Math.min(sorted.length - 1, Math.max(0, rank - 1));
   return sorted[index] ?? Number.NaN;
 }

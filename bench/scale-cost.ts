@@ -1,0 +1,159 @@
+/**
+ * `npm run bench:scale` (issue 25, target 3): what sharing costs. CPU per request summed over every
+ * process involved — `serve --workers 2` on Redis (the primary, both workers and redis-server, limits
+ * exact: every admission is a Redis script) against one process on the embedded store — on the
+ * rig's mock and wrk. The gateways and Redis share CPU 1 (wrk and the mock CPU 0), so the figure is
+ * the work done, not what two cores would give; reps alternate, order reversed every other rep.
+ * 1,000,000 / (CPU µs per request) is then the throughput to expect per core on a larger machine.
+ *
+ *   node bench/scale-cost.ts [--seconds 4] [--connections 32] [--reps 4] [scenario...]
+ *
+ * scenario: chat-openai (A-3) | chat-anthropic (B-4) | stream-openai (20 chunks); default all three.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startRedis } from '../test/kit/real-servers.ts';
+import {
+  clientKey,
+  measureCpu,
+  measuredCore,
+  pinExisting,
+  processTree,
+  ready,
+  rig,
+  scratchPath,
+  startGateway,
+  startMock,
+  wrk,
+  wrkScript,
+} from './lib/rig-cpu.ts';
+import { median } from './lib/stats.ts';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    seconds: { type: 'string', default: '4' },
+    connections: { type: 'string', default: '32' },
+    reps: { type: 'string', default: '4' },
+    // 1: the gateways and Redis share CPU 1 (the rig's pinning); 2: they may use both cores.
+    cores: { type: 'string', default: '1' },
+  },
+});
+const scenarios = positionals.length > 0 ? positionals : ['chat-openai', 'chat-anthropic', 'stream-openai'];
+const seconds = Number(values.seconds);
+const connections = Number(values.connections);
+const reps = Number(values.reps);
+
+const mockPort = 9431;
+const upstream = `http://127.0.0.1:${mockPort}`;
+startMock(mockPort, 20);
+const redis = await startRedis();
+const cores = values.cores === '2' ? '0-1' : measuredCore;
+pinExisting(cores, redis.pid);
+
+const setups = [
+  {
+    name: 'one process, embedded store',
+    port: 9432,
+    redisPid: undefined as number | undefined,
+    workers: false,
+  },
+  { name: 'one process on Redis', port: 9434, redisPid: redis.pid as number | undefined, workers: false },
+  { name: '--workers 2 on Redis', port: 9433, redisPid: redis.pid as number | undefined, workers: true },
+];
+// The rig's limits (so high nothing is refused, every admission still a Redis script), and a Redis
+// command timeout for a shared, loaded VM: at the default 50 ms a busy minute opens the breaker and
+// the bench would measure 503s. (Exactness does not depend on it: a late answer is a refusal.)
+const config = scratchPath('scale-config.yaml');
+writeFileSync(
+  config,
+  readFileSync(join(rig, 'bench-limits.yaml'), 'utf8') + 'redis:\n  commandTimeoutMs: 2000\n',
+);
+const gateways = setups.map((setup) => {
+  const database = scratchPath(`scale-${setup.port}.db`);
+  const child =
+    setup.redisPid === undefined
+      ? startGateway(setup.port, upstream, database, { MODELGATE_CONFIG: config }, [], cores)
+      : startGateway(
+          setup.port,
+          upstream,
+          database,
+          { MODELGATE_CONFIG: config, MODELGATE_REDIS_URL: redis.url },
+          setup.workers ? ['--workers', '2'] : [],
+          cores,
+        );
+  return { ...setup, pid: child.pid ?? 0 };
+});
+
+function bodyFor(scenario: string): string {
+  return JSON.stringify({
+    model: scenario.endsWith('anthropic') ? 'B-4' : 'A-3',
+    messages: [
+      { role: 'system', content: 'You are a helpful assistant. Answer briefly.' },
+      { role: 'user', content: 'Summarise in one sentence why HTTP keep-alive matters for API gateways.' },
+    ],
+    max_tokens: 64,
+    ...(scenario.startsWith('stream') ? { stream: true } : {}),
+  });
+}
+
+const authorization = `Bearer ${clientKey}`;
+try {
+  for (const gateway of gateways) {
+    await ready(
+      `http://127.0.0.1:${gateway.port}/v1/chat/completions`,
+      bodyFor('chat-openai'),
+      authorization,
+    );
+  }
+  for (const scenario of scenarios) {
+    const script = wrkScript(`scale-${scenario}`, bodyFor(scenario), authorization);
+    const results = new Map(
+      gateways.map((gateway) => [
+        gateway,
+        [] as { cpu: number; rps: number; redis: number; primary: number }[],
+      ]),
+    );
+    const url = (port: number): string => `http://127.0.0.1:${port}/v1/chat/completions`;
+    // Warm every process (both workers get connections: wrk opens many).
+    for (const gateway of gateways) wrk(url(gateway.port), script, connections, 3);
+    for (let rep = 0; rep < reps; rep++) {
+      for (const gateway of rep % 2 === 0 ? gateways : [...gateways].reverse()) {
+        const pids = [
+          ...processTree(gateway.pid),
+          ...(gateway.redisPid === undefined ? [] : [gateway.redisPid]),
+        ];
+        const run = measureCpu(pids, url(gateway.port), script, connections, seconds);
+        results.get(gateway)?.push({
+          cpu: run.cpuMicrosPerRequest,
+          rps: run.requestsPerSecond,
+          redis: gateway.redisPid === undefined ? 0 : (run.perProcess.get(gateway.redisPid) ?? 0),
+          primary: run.perProcess.get(gateway.pid) ?? 0,
+        });
+      }
+    }
+    const [one, , workers] = gateways.map((gateway) => results.get(gateway) ?? []);
+    const cpuOne = median((one ?? []).map((rep) => rep.cpu));
+    const cpuWorkers = median((workers ?? []).map((rep) => rep.cpu));
+    for (const gateway of gateways) {
+      const rows = results.get(gateway) ?? [];
+      const cpu = median(rows.map((rep) => rep.cpu));
+      process.stdout.write(
+        `${scenario.padEnd(15)} ${gateway.name.padEnd(29)} CPU ${cpu.toFixed(1).padStart(6)} µs/req ` +
+          `[${rows.map((rep) => rep.cpu.toFixed(0)).join(' ')}]` +
+          (gateway.redisPid === undefined
+            ? ''
+            : ` (primary ${median(rows.map((rep) => rep.primary)).toFixed(1)}, Redis ${median(rows.map((rep) => rep.redis)).toFixed(1)})`) +
+          `, ${median(rows.map((rep) => rep.rps)).toFixed(0)} req/s on one core, ` +
+          `${(1e6 / cpu).toFixed(0)} req/s per core of work\n`,
+      );
+    }
+    process.stdout.write(
+      `${scenario.padEnd(15)} workers ÷ one: ${(cpuWorkers / cpuOne).toFixed(2)} (target ≤ 1.25)\n`,
+    );
+  }
+} finally {
+  await redis.stop();
+}
+process.exit(0);
