@@ -4,9 +4,10 @@
  * interleaved, CPU per stream. It isolates what the A/B (`ab.ts`) measures with the whole gateway
  * around it, on a machine too noisy to show a few µs there.
  *
- *   node bench/pass-through-reader.ts [--streams 20000] [--rounds 6] [--reads 1] <checkout>...
+ *   node bench/pass-through-reader.ts [--streams 20000] [--rounds 6] [--reads 1] [--family alpha|beta] <checkout>...
  *
- * `--reads`: how many reads the stream arrives in (the mock writes it at once: 1 or 2 in practice).
+ * `--reads`: how many reads the stream arrives in (the mock writes it at once: 1 or 2 in practice);
+ * `--family beta`: the rig's 20-chunk B stream instead.
  */
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
@@ -19,6 +20,7 @@ const { values, positionals } = parseArgs({
     streams: { type: 'string', default: '20000' },
     rounds: { type: 'string', default: '6' },
     reads: { type: 'string', default: '1' },
+    family: { type: 'string', default: 'alpha' },
   },
 });
 
@@ -35,7 +37,33 @@ const body = [
   `data: ${head}[],"usage":{"prompt_tokens":12,"completion_tokens":20,"total_tokens":32}}\n\n`,
   'data: [DONE]\n\n',
 ].join('');
-const bytes = Buffer.from(body);
+const event = (type: string, data: string): string => `event: ${type}\ndata: ${data}\n\n`;
+/** The rig mock's B stream, as `mock-upstream.mjs` writes it. */
+const betaBody = [
+  event(
+    'message_start',
+    '{"type":"message_start","message":{"id":"msg_mock","type":"message","role":"assistant","model":"b4-upstream","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":12,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}',
+  ),
+  event(
+    'content_block_start',
+    '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
+  ),
+  event('ping', '{"type":"ping"}'),
+  ...words.map((word) =>
+    event(
+      'content_block_delta',
+      `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${word}"}}`,
+    ),
+  ),
+  event('content_block_stop', '{"type":"content_block_stop","index":0}'),
+  event(
+    'message_delta',
+    '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":20}}',
+  ),
+  event('message_stop', '{"type":"message_stop"}'),
+].join('');
+const family = values.family === 'beta' ? 'beta' : 'alpha';
+const bytes = Buffer.from(family === 'beta' ? betaBody : body);
 const readCount = Number(values.reads);
 const reads = Array.from({ length: readCount }, (_, index) =>
   bytes.subarray(
@@ -65,7 +93,7 @@ async function load(directory: string): Promise<Checkout> {
   const { createUpstreamErrorScrubber } = (await import(at('src/upstream/upstream-error-text.ts'))) as {
     createUpstreamErrorScrubber: (secrets: string[], hosts: string[]) => unknown;
   };
-  const surface = familyCodec('alpha');
+  const surface = familyCodec(family);
   const scrubber = createUpstreamErrorScrubber(['sk-mock'], []);
   const signal = new AbortController().signal;
   const context = { model: 'A-3', includeUsage: false, legacyFunctions: false };
@@ -88,7 +116,7 @@ async function load(directory: string): Promise<Checkout> {
         body: (function* () {
           yield* reads;
         })(),
-        text: () => Promise.resolve(body),
+        text: () => Promise.resolve(bytes.toString()),
         cancel: () => undefined,
       };
       const stream = { surface, decoder: surface.createStreamDecoder(decodeContext), context, scrubber };
