@@ -185,6 +185,23 @@ export interface PassThrough {
    * the model named as the client named it, whatever id the upstream answered with.
    */
   forwardStreamMessage(message: SseMessage, context: ResponseContext): string;
+  /** A stream's forwarder: which events it may pass on unread, and how (one per stream). */
+  streamForwarder(context: ResponseContext): StreamForwarder;
+}
+
+/**
+ * Passes a same-family stream's events on without parsing them, except those the gateway must
+ * read: events that may carry usage, a finish reason, an error or the stream's end.
+ */
+export interface StreamForwarder {
+  /**
+   * Passes on the event that starts at `start` in `events` (whole events as they came: `\n` line
+   * ends, each ending with its blank line) when it need not be read: hands `write` its text for
+   * the client (the model renamed where it names one) and returns where it ends; -1 when it must
+   * be read (then it is decoded and goes through `forwardStreamMessage`). Searches, not a parse: a
+   * false -1 costs a parse, a false pass would lose usage.
+   */
+  forward(events: string, start: number, write: (text: string) => void): number;
 }
 
 export interface FamilyCapabilities {

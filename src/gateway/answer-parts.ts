@@ -63,6 +63,7 @@ export function endStream(
     error: outcome.error,
     // By choice index, possibly with holes (a cut stream): the reasons that arrived, in order.
     finishReasons: Object.values(outcome.finishReasons),
+    deliveredText: outcome.delivered,
     servedBy: entry.name,
     records,
   };

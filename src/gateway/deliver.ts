@@ -23,7 +23,8 @@ import { decodeContext, parseUpstreamJson, readBodyText } from './decode-context
 import { finishReasonName, type Delivery, type DeliveryResult } from './delivery.ts';
 import { fanOut } from './fan-out.ts';
 import type { PreparedRequest } from './prepare-request.ts';
-import { streamPassThrough, streamTranslated, type StreamControl } from './stream-pipeline.ts';
+import { streamPassThrough } from './pass-through-stream.ts';
+import { streamTranslated, type StreamControl } from './stream-pipeline.ts';
 
 /** `afterDispatch`: admission's work for once the first upstream request is on its way. */
 export async function deliver(

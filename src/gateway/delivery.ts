@@ -56,11 +56,34 @@ export interface StreamOutcome {
   started: boolean;
   /** Each choice's finish reason as it arrived (`finishReasonName`), by choice index. */
   finishReasons: string[];
+  /** The answer's text the client was sent, read when asked (a stream cut short is counted from it). */
+  delivered: () => DeliveredText;
 }
+
+/**
+ * The text of an answer a stream sent the client (its content, tool names and tool arguments, in
+ * order): what a stream that ended early is counted from, since upstreams report output tokens
+ * only at the end.
+ */
+export interface DeliveredText {
+  /** The text, or its first part when the stream sent more than the gateway keeps. */
+  text: string;
+  /** How many times `text` the whole is, by length (1 when `text` is whole). */
+  scale: number;
+}
+
+export const nothingDelivered: DeliveredText = { text: '', scale: 1 };
 
 /** A stream's outcome before anything arrived. */
 export function newStreamOutcome(): StreamOutcome {
-  return { usage: undefined, completed: false, error: undefined, started: false, finishReasons: [] };
+  return {
+    usage: undefined,
+    completed: false,
+    error: undefined,
+    started: false,
+    finishReasons: [],
+    delivered: () => nothingDelivered,
+  };
 }
 
 /** A choice's finish reason as telemetry names it: the upstream's own value when known, else the unified one. */
@@ -81,6 +104,8 @@ export interface Delivery {
   error: GatewayError | undefined;
   /** Why each choice stopped (`finishReasonName`); fewer than the choices when a stream was cut. */
   finishReasons: readonly string[];
+  /** A stream's text as the client was sent it (`StreamOutcome.delivered`); absent for a JSON answer. */
+  deliveredText?: () => DeliveredText;
   /** Catalog name of the model that answered (a fallback's when the model's deployments failed). */
   servedBy: string;
   /** Every upstream call made for the request (retries, fallbacks, each call of a fan-out), in the order they ended. */

@@ -21,7 +21,15 @@ import { answerHeaders, endStream, sendJsonAnswer, startStream } from './answer-
 import type { AttemptRun } from './attempt-run.ts';
 import { decodeContext, parseUpstreamJson, readBodyText } from './decode-context.ts';
 import { finishReasonName, newStreamOutcome, type Delivery, type StreamOutcome } from './delivery.ts';
-import { pump, scrubbing, streamFailure, writeRest, type StreamControl } from './stream-pipeline.ts';
+import { DeliveredEvents } from './delivered-text.ts';
+import {
+  parsingReader,
+  pump,
+  scrubbing,
+  streamFailure,
+  writeRest,
+  type StreamControl,
+} from './stream-pipeline.ts';
 
 /** The n calls of `run`; undefined when they failed in a way that allows another attempt. */
 export async function fanOut(run: AttemptRun): Promise<Delivery | undefined> {
@@ -119,10 +127,13 @@ export async function mergeStreams(
   const usages: Usage[] = responses.map(() => ({ ...emptyUsage }));
   const total = (): Usage => usages.reduce<Usage>((sum, usage) => addUsage(sum, usage), { ...emptyUsage });
   const outcome = newStreamOutcome();
+  const delivered = new DeliveredEvents();
+  outcome.delivered = delivered.read;
   let buffer = '';
   const take = (): string => {
     const text = buffer;
     buffer = '';
+    delivered.written();
     return text;
   };
   let messageStarted = false;
@@ -152,6 +163,7 @@ export async function mergeStreams(
         for (const response of responses) response.cancel();
       } else {
         if (event.type === 'finish') outcome.finishReasons[call] = finishReasonName(event.finishReason);
+        delivered.encoded(event);
         buffer += encoder.encode({ ...event, choice: call });
       }
     };
@@ -164,7 +176,9 @@ export async function mergeStreams(
         response,
         control,
         outcome,
-        onMessage: (message) => decoder.push(message, fromUpstream),
+        reader: parsingReader(control.maxEventBytes, (message) => {
+          decoder.push(message, fromUpstream);
+        }),
         take,
       });
       decoder.end(emit);

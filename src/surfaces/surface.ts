@@ -7,12 +7,10 @@
  */
 import type { ChatRequest, ChatResponse, FamilyId, GatewayError, JsonObject } from '../ir/index.ts';
 import type {
-  DecodeContext,
   FamilyCapabilities,
   HeaderMap,
   PassThrough,
   ResponseContext,
-  StreamDecoder,
   StreamEncoder,
   SurfaceInput,
   SurfaceRoute,
@@ -173,11 +171,6 @@ export interface SurfaceCodec {
   /** The family's own rate-limit response headers (names and value formats) for this state. */
   rateLimitHeaders(state: RateLimitState): Record<string, string>;
   /**
-   * Reads this surface's stream format back into canonical events: a family's upstream decoder,
-   * and for every surface how the ledger counts what a stream cut short had delivered.
-   */
-  createStreamDecoder(context: DecodeContext): StreamDecoder;
-  /**
    * Same-family traffic, when the surface has an upstream that speaks it (a family's own API).
    * Used only when `id` equals the model's family.
    */
@@ -186,11 +179,14 @@ export interface SurfaceCodec {
   readonly tokenCounting?: TokenCounting;
 }
 
-/** A surface that can pass same-family traffic through (every family's own API). */
-export type PassThroughSurface = SurfaceCodec & { readonly passThrough: PassThrough };
+/**
+ * A surface that can pass same-family traffic through (every family's own API): its stream is
+ * its upstream's, so the upstream's decoder reads it back (what a stream cut short delivered).
+ */
+export type PassThroughSurface = SurfaceCodec & Pick<WireCodec, 'passThrough' | 'createStreamDecoder'>;
 
 export function hasPassThrough(surface: SurfaceCodec): surface is PassThroughSurface {
-  return surface.passThrough !== undefined;
+  return surface.passThrough !== undefined && 'createStreamDecoder' in surface;
 }
 
 /**

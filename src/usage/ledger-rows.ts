@@ -10,7 +10,7 @@ import type { PreparedRequest } from '../gateway/prepare-request.ts';
 import type { ModelPricing } from '../config/catalog.ts';
 import { GatewayError, type Usage } from '../ir/index.ts';
 import { costUsd } from '../config/cost.ts';
-import { deliveredStream } from './delivered-usage.ts';
+import { deliveredOutputTokens } from './delivered-usage.ts';
 import type { LedgerOutcome, LedgerRow } from './ledger.ts';
 import type { RequestContext } from './request-context.ts';
 
@@ -61,17 +61,12 @@ export function accountDelivery(
   if (delivery === undefined) return { usage: undefined, costUsd: 0, estimated: false };
   if (delivery.completed || !delivery.stream)
     return { usage: delivery.usage, costUsd: delivery.costUsd ?? 0, estimated: false };
-  const { timeline } = context;
-  const delivered = deliveredStream(
-    call.surface,
-    timeline.streamed,
-    timeline.keptChars,
-    timeline.streamedChars,
-  );
-  const reported = delivery.usage ?? delivered.usage;
+  const reported = delivery.usage;
+  const deliveredTokens =
+    delivery.deliveredText === undefined ? 0 : deliveredOutputTokens(delivery.deliveredText());
   const usage: Usage = {
     inputTokens: Math.max(reported?.inputTokens ?? 0, promptTokens),
-    outputTokens: Math.max(reported?.outputTokens ?? 0, delivered.outputTokens),
+    outputTokens: Math.max(reported?.outputTokens ?? 0, deliveredTokens),
     cacheReadTokens: reported?.cacheReadTokens ?? 0,
     cacheWriteTokens: reported?.cacheWriteTokens ?? 0,
   };

@@ -8,8 +8,6 @@ import type { AttemptRecord } from '../gateway/delivery.ts';
 import type { ResponseHeaders, ResponseSink } from '../gateway/response-sink.ts';
 
 export const overheadHeader = 'x-modelgate-overhead-ms';
-/** A stream's text kept for counting, at most; beyond it the count is extrapolated by length. */
-const maxKeptChars = 65_536;
 
 export interface TimedAttempt {
   record: AttemptRecord;
@@ -30,14 +28,6 @@ export class RequestTimeline {
   endedAt: number | undefined;
   /** Fixed when the answer starts (the header carries it). */
   overheadMs: number | undefined;
-  /**
-   * The SSE text of a streamed answer, kept until the request settles (the first `maxKeptChars`)
-   * so a stream that ends early can still be counted (`delivered-usage.ts`).
-   */
-  readonly streamed: string[] = [];
-  /** Characters written to the stream in all (the kept ones and any beyond the cap). */
-  streamedChars = 0;
-  #keptChars = 0;
 
   constructor(receivedAt = performance.now(), receivedAtMs = Date.now()) {
     this.receivedAt = receivedAt;
@@ -61,18 +51,6 @@ export class RequestTimeline {
     this.answerStartedAt = now;
     this.overheadMs = Math.max(0, now - this.receivedAt - this.#upstreamWait(now));
     headers[overheadHeader] = this.overheadMs.toFixed(2);
-  }
-
-  keep(text: string): void {
-    this.streamedChars += text.length;
-    if (this.#keptChars >= maxKeptChars) return;
-    this.#keptChars += text.length;
-    this.streamed.push(text);
-  }
-
-  /** Characters kept in `streamed`. */
-  get keptChars(): number {
-    return this.#keptChars;
   }
 
   /** Milliseconds since arrival. */
@@ -134,7 +112,6 @@ class TimedSink implements ResponseSink {
   write(text: string): Promise<void> | undefined {
     const timeline = this.#timeline;
     timeline.firstByteAt ??= performance.now();
-    timeline.keep(text);
     return this.#sink.write(text);
   }
 

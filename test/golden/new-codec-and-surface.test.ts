@@ -20,7 +20,6 @@ import { after, before, describe, test } from 'node:test';
 import { alphaWire } from '../../src/codecs/alpha/index.ts';
 import type { WireCodec } from '../../src/codecs/codec.ts';
 import { decodeRequest } from '../../src/codecs/alpha/decode-request.ts';
-import { createStreamDecoder } from '../../src/codecs/alpha/decode-stream.ts';
 import { encodeResponse } from '../../src/codecs/alpha/encode-response.ts';
 import { createStreamEncoder } from '../../src/codecs/alpha/encode-stream.ts';
 import { encodeError } from '../../src/codecs/alpha/errors.ts';
@@ -61,7 +60,6 @@ const omegaSurface: SurfaceCodec = {
   createStreamEncoder,
   encodeError,
   rateLimitHeaders,
-  createStreamDecoder,
 };
 
 // The two registry lines.

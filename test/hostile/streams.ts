@@ -7,7 +7,8 @@
 import type { StreamEvent } from '../../src/ir/index.ts';
 import type { SurfaceId } from '../../src/surfaces/surface.ts';
 import { checkStreamEvents } from '../../src/ir/check-stream-events.ts';
-import { surfaces } from '../../src/surfaces/registry.ts';
+import { familyCodec, isFamilyId } from '../../src/surfaces/registry.ts';
+import { createStreamDecoder as readResponsesStream } from '../../src/surfaces/responses/test-kit.ts';
 import { SseParser } from '../../src/sse/parse-sse.ts';
 
 export interface StreamRequest {
@@ -96,12 +97,13 @@ export interface StreamVerdict {
 /** Decodes `sse` as a client of `surface` would and lists what is wrong with it. */
 export function checkClientStream(surface: SurfaceId, sse: string): StreamVerdict {
   let counter = 0;
-  const codec = surfaces().find((candidate) => candidate.id === surface);
-  if (codec === undefined) throw new Error(`no surface ${surface}`);
-  const decoder = codec.createStreamDecoder({
-    generateId: (prefix) => `${prefix}${++counter}`,
-    now: () => 1_700_000_000_000,
-  });
+  const context = { generateId: (prefix: string) => `${prefix}${++counter}`, now: () => 1_700_000_000_000 };
+  // A family's stream reads back with its own decoder; the Responses API's with its test reader.
+  if (surface !== 'responses' && !isFamilyId(surface)) throw new Error(`no surface ${surface}`);
+  const decoder =
+    surface === 'responses'
+      ? readResponsesStream(context)
+      : familyCodec(surface).createStreamDecoder(context);
   const events: StreamEvent[] = [];
   const emit = (event: StreamEvent): void => {
     events.push(event);

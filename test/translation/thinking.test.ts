@@ -14,7 +14,8 @@ import { foldStream } from '../../src/ir/fold-stream.ts';
 import type { AnswerPart, ChatResponse, JsonObject, StreamEvent } from '../../src/ir/index.ts';
 import { SseParser } from '../../src/sse/parse-sse.ts';
 import { responsesSurface } from '../../src/surfaces/responses/index.ts';
-import type { SurfaceCodec } from '../../src/surfaces/surface.ts';
+import { createStreamDecoder as readResponsesStream } from '../../src/surfaces/responses/test-kit.ts';
+import { hasPassThrough, type SurfaceCodec } from '../../src/surfaces/surface.ts';
 import { codecs } from '../kit/spec-families.ts';
 
 const context = { generateId: (prefix: string) => `${prefix}1`, now: () => 1_700_000_000_000 };
@@ -57,9 +58,12 @@ const upstreams = {
   },
 } as const;
 
+/** Reads a surface's stream back: a family's own decoder, the Responses surface's test reader. */
 function decodeSse(surface: SurfaceCodec, text: string): StreamEvent[] {
   const parser = new SseParser();
-  const decoder = surface.createStreamDecoder(context);
+  const decoder = hasPassThrough(surface)
+    ? surface.createStreamDecoder(context)
+    : readResponsesStream(context);
   const events: StreamEvent[] = [];
   const emit = (event: StreamEvent): void => {
     events.push(event);

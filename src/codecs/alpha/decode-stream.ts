@@ -13,27 +13,16 @@ import type { DecodeContext, EmitStreamEvent, StreamDecoder } from '../codec.ts'
 import { argumentsText } from './decode-response.ts';
 import { streamError } from './errors.ts';
 import { decodeFinishReason } from './finish-reason.ts';
+import { plainTextChunk } from './plain-text-chunk.ts';
+import {
+  isCompleteJson,
+  legacyKey,
+  newChoiceState,
+  toolKey,
+  type ChoiceState,
+  type ToolBlock,
+} from './stream-choices.ts';
 import { decodeUsage } from './usage.ts';
-
-interface ChoiceState {
-  nextBlock: number;
-  /** The choice's text block, or -1 before the first non-empty content. */
-  textBlock: number;
-  /** A tool-call `index` (or a synthetic key for servers that omit it) → its IR block. */
-  toolBlocks: Map<number, ToolBlock>;
-  /** Key of the call that fragments without an `index` continue. */
-  lastToolKey: number;
-  /** Blocks to close at finish, in opening order. */
-  open: Array<{ kind: 'text' | 'tool'; index: number }>;
-  finished: boolean;
-}
-
-interface ToolBlock {
-  index: number;
-  /** Arguments so far (kept while open, to tell when they form complete JSON). */
-  args: string;
-  closed: boolean;
-}
 
 interface DecoderState {
   started: boolean;
@@ -41,45 +30,6 @@ interface DecoderState {
   done: boolean;
   usage: Usage | undefined;
   choices: Map<number, ChoiceState>;
-}
-
-/** The fixed parts of a plain text chunk (`#plainTextChunk`). */
-const choicesOpening = '"choices":[{"index":';
-const contentOpening = ',"delta":{"content":"';
-const withLogprobs = '"},"logprobs":null,"finish_reason":null}]';
-const withoutLogprobs = '"},"finish_reason":null}]';
-const nullUsage = ',"usage":null';
-const obfuscationOpening = ',"obfuscation":"';
-/** What a JSON string's text may hold only escaped (or not at all): such text goes through JSON.parse. */
-const needsParser = /["\\\u0000-\u001f]/;
-
-/** The JSON integer `data[start, end)` spells (digits only, no leading zero), else undefined. */
-function wholeNumber(data: string, start: number, end: number): number | undefined {
-  if (end <= start || end - start > 9 || (data.charCodeAt(start) === 0x30 && end - start > 1))
-    return undefined;
-  let value = 0;
-  for (let at = start; at < end; at++) {
-    const digit = data.charCodeAt(at) - 0x30;
-    if (digit < 0 || digit > 9) return undefined;
-    value = value * 10 + digit;
-  }
-  return value;
-}
-
-/** Synthetic keys for index-less tool fragments, far from any real A `index`. */
-const syntheticKeyBase = 1_000_000;
-/** The key of the legacy `function_call` (one per choice). */
-const legacyKey = -2;
-
-/** Arguments that already parse: a call the next call's start may close. */
-function isCompleteJson(text: string): boolean {
-  if (text.trim() === '') return false;
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export class AlphaStreamDecoder implements StreamDecoder {
@@ -96,7 +46,12 @@ export class AlphaStreamDecoder implements StreamDecoder {
       this.#complete(emit);
       return;
     }
-    if (this.#state.started && this.#plainTextChunk(message.data, emit)) return;
+    const plain = this.#state.started ? plainTextChunk(message.data) : undefined;
+    if (plain !== undefined) {
+      const choice = this.#choiceState(plain.index);
+      if (!choice.finished) this.#text(plain.index, choice, plain.text, emit);
+      return;
+    }
     const chunk = parseChunk(message.data);
     if (chunk === undefined) {
       this.#fail(emit, new GatewayError('upstream', 'upstream sent a stream chunk that is not JSON'));
@@ -117,44 +72,6 @@ export class AlphaStreamDecoder implements StreamDecoder {
       this.#state.usage = decodeUsage(chunk.usage);
       emit({ type: 'usage', usage: this.#state.usage });
     }
-  }
-
-  /**
-   * Most chunks of a stream are one choice's text in A's exact wire form: `{…,"choices":[{"index":N,
-   * "delta":{"content":"TEXT"},("logprobs":null,)"finish_reason":null}](,"usage":null)
-   * (,"obfuscation":"…")}` with only strings and numbers before `choices`. When TEXT needs no
-   * unescaping, that is all the chunk says (the fields before `choices` matter only at the start):
-   * true when handled so, without JSON.parse. Anything else goes through the parser.
-   */
-  #plainTextChunk(data: string, emit: EmitStreamEvent): boolean {
-    const at = data.indexOf(choicesOpening);
-    // `choices` at the top level: no object or array opens before it.
-    if (at <= 0 || data.indexOf('[') !== at + 10 || data.indexOf('{', 1) !== at + 11) return false;
-    const indexStart = at + choicesOpening.length;
-    const indexEnd = data.indexOf(',', indexStart);
-    if (indexEnd === -1 || !data.startsWith(contentOpening, indexEnd)) return false;
-    const index = wholeNumber(data, indexStart, indexEnd);
-    if (index === undefined) return false;
-    const textStart = indexEnd + contentOpening.length;
-    const textEnd = data.indexOf('"', textStart);
-    if (textEnd === -1) return false;
-    let rest = textEnd;
-    if (data.startsWith(withLogprobs, rest)) rest += withLogprobs.length;
-    else if (data.startsWith(withoutLogprobs, rest)) rest += withoutLogprobs.length;
-    else return false;
-    if (data.startsWith(nullUsage, rest)) rest += nullUsage.length;
-    if (data.startsWith(obfuscationOpening, rest)) {
-      const valueEnd = data.indexOf('"', rest + obfuscationOpening.length);
-      if (valueEnd === -1 || needsParser.test(data.slice(rest + obfuscationOpening.length, valueEnd)))
-        return false;
-      rest = valueEnd + 1;
-    }
-    if (rest !== data.length - 1 || data.charCodeAt(rest) !== 0x7d) return false;
-    const text = data.slice(textStart, textEnd);
-    if (needsParser.test(text)) return false;
-    const choice = this.#choiceState(index);
-    if (!choice.finished) this.#text(index, choice, text, emit);
-    return true;
   }
 
   end(emit: EmitStreamEvent): void {
@@ -202,14 +119,7 @@ export class AlphaStreamDecoder implements StreamDecoder {
   #choiceState(index: number): ChoiceState {
     let choice = this.#state.choices.get(index);
     if (choice === undefined) {
-      choice = {
-        nextBlock: 0,
-        textBlock: -1,
-        toolBlocks: new Map(),
-        lastToolKey: -1,
-        open: [],
-        finished: false,
-      };
+      choice = newChoiceState();
       this.#state.choices.set(index, choice);
     }
     return choice;
@@ -244,17 +154,8 @@ export class AlphaStreamDecoder implements StreamDecoder {
     emit({ type: 'text-delta', choice: index, index: choice.textBlock, text });
   }
 
-  /** The key a fragment continues: its `index`, or (servers that omit it) a new call per `id`. */
-  #toolKey(choice: ChoiceState, fragment: JsonObject): number {
-    if (typeof fragment.index === 'number') return fragment.index;
-    const hasId = typeof fragment.id === 'string' && fragment.id !== '';
-    return hasId || choice.lastToolKey === -1
-      ? syntheticKeyBase + choice.toolBlocks.size
-      : choice.lastToolKey;
-  }
-
   #toolFragment(index: number, choice: ChoiceState, fragment: JsonObject, emit: EmitStreamEvent): void {
-    const key = this.#toolKey(choice, fragment);
+    const key = toolKey(choice, fragment);
     const fn = isJsonObject(fragment.function) ? fragment.function : {};
     let block = choice.toolBlocks.get(key);
     if (block === undefined) {

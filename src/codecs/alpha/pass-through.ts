@@ -8,6 +8,7 @@ import type { SseMessage } from '../../sse/parse-sse.ts';
 import type { PassThrough, ResponseContext, UpstreamRequest, UpstreamTarget } from '../codec.ts';
 import { renameOnlyTopLevelField, renameStringField } from '../shared/rename-field.ts';
 import { isReasoningModel, upstreamHeaders } from './encode-request.ts';
+import { streamForwarder } from './stream-forwarder.ts';
 import { chatCompletionsPath } from './wire.ts';
 
 function encodeRequest(body: JsonObject, request: ChatRequest, target: UpstreamTarget): UpstreamRequest {
@@ -136,4 +137,5 @@ export const passThrough: PassThrough = {
   rewriteResponse,
   rewriteResponseText,
   forwardStreamMessage,
+  streamForwarder,
 };

@@ -3,9 +3,17 @@
  * changed, so everything the IR cannot carry (thinking blocks and their signatures, documents,
  * server tools, beta-only knobs) survives. The client's version date and feature flags go along.
  */
-import type { HeaderMap, PassThrough, ResponseContext, UpstreamRequest, UpstreamTarget } from '../codec.ts';
+import type {
+  HeaderMap,
+  PassThrough,
+  ResponseContext,
+  StreamForwarder,
+  UpstreamRequest,
+  UpstreamTarget,
+} from '../codec.ts';
 import { isJsonObject, type ChatRequest, type JsonObject, type JsonValue } from '../../ir/index.ts';
 import type { SseMessage } from '../../sse/parse-sse.ts';
+import { plainEventEnd } from '../../sse/scan-events.ts';
 import { sseData, sseEvent } from '../../sse/write-sse.ts';
 import { minThinkingBudget } from '../shared/reasoning-budget.ts';
 import { renameOnlyTopLevelField, renameStringField } from '../shared/rename-field.ts';
@@ -112,9 +120,25 @@ function forwardStreamMessage(message: SseMessage, context: ResponseContext): st
   return message.event === undefined ? sseData(data) : sseEvent(message.event, data);
 }
 
+/**
+ * Content-block events and `ping` name no model and carry no usage: passed on as they came. Every
+ * other event is read (`message_start`, `message_delta`, `message_stop`, `error`, and any event
+ * type added later or sent without its `event:` line).
+ */
+const forwarder: StreamForwarder = {
+  forward(events, start, write) {
+    if (!events.startsWith('event: content_block_', start) && !events.startsWith('event: ping', start))
+      return -1;
+    const end = plainEventEnd(events, start);
+    if (end !== -1) write(events.slice(start, end));
+    return end;
+  },
+};
+
 export const passThrough: PassThrough = {
   encodeRequest,
   rewriteResponse,
   rewriteResponseText,
   forwardStreamMessage,
+  streamForwarder: () => forwarder,
 };

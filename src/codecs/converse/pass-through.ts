@@ -25,4 +25,6 @@ export const passThrough: PassThrough = {
   rewriteResponseText: (text) => text,
   forwardStreamMessage: (message) =>
     message.event === undefined ? '' : sseEvent(message.event, message.data),
+  // Its events arrive re-framed by the provider: each one is read and re-framed as before.
+  streamForwarder: () => ({ forward: () => -1 }),
 };

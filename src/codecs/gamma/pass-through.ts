@@ -4,8 +4,10 @@
  * `modelVersion`, which names the model the client asked for (as translated answers do).
  */
 import { isJsonObject, type JsonObject } from '../../ir/index.ts';
+import { plainEventEnd } from '../../sse/scan-events.ts';
 import { sseData } from '../../sse/write-sse.ts';
 import { renameStringField } from '../shared/rename-field.ts';
+import { hasField } from '../shared/scan-event.ts';
 import type { PassThrough } from '../codec.ts';
 import { upstreamHeaders, upstreamPath } from './encode-request.ts';
 
@@ -64,4 +66,22 @@ export const passThrough: PassThrough = {
     // Every chunk may carry `modelVersion` (top level): the upstream's own, often dated, id.
     return sseData(renameStringField(message.data, 'modelVersion', 1, context.model));
   },
+  // Each chunk renamed on its own (a function call's arguments may hold a `modelVersion` key):
+  // those that carry usage, a finish reason (or a blocked prompt's feedback) or an error are read.
+  streamForwarder: (context) => ({
+    forward(events, start, write) {
+      const end = plainEventEnd(events, start);
+      if (end === -1) return -1;
+      const event = events.slice(start, end);
+      if (
+        hasField(event, '"usageMetadata"', true) ||
+        hasField(event, '"finishReason"', true) ||
+        hasField(event, '"error"') ||
+        hasField(event, '"promptFeedback"')
+      )
+        return -1;
+      write(renameStringField(event, 'modelVersion', 1, context.model, event.indexOf('{')));
+      return end;
+    },
+  }),
 };

@@ -35,16 +35,17 @@ function skipSpace(text: string, index: number): number {
 /**
  * `text` with the first string value of key `key` at object nesting `depth` (1: the top-level
  * object) replaced by `value`; `text` itself when there is no such string field or it already says
- * `value`. Keys and values inside strings are never matched (escapes are honoured).
+ * `value`. Keys and values inside strings are never matched (escapes are honoured). The JSON starts
+ * at `from` (an SSE event's `data: ` before it is kept as it is, without slicing it off).
  */
-export function renameStringField(text: string, key: string, depth: number, value: string): string {
+export function renameStringField(text: string, key: string, depth: number, value: string, from = 0): string {
   const quotedKey = JSON.stringify(key);
   if (depth === 1) {
-    const at = topLevelKeyAt(text, quotedKey);
+    const at = topLevelKeyAt(text, quotedKey, from);
     if (at !== -1) return replaceStringValue(text, at + quotedKey.length, value);
   }
   let level = 0;
-  for (let index = 0; index < text.length; index++) {
+  for (let index = from; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (code === quote) {
       const end = endOfString(text, index);
@@ -82,11 +83,11 @@ function replaceStringValue(text: string, keyEnd: number, value: string): string
  * (JSON strings cannot hold a bare quote), and a string followed by a colon is a key. -1 when this
  * cannot tell (a `{` or `[` inside an earlier string value, say): the caller scans.
  */
-function topLevelKeyAt(text: string, quotedKey: string): number {
-  const at = text.indexOf(quotedKey);
-  if (at <= 0 || text.charCodeAt(0) !== openBrace || text.charCodeAt(at - 1) === backslash) return -1;
-  const brace = text.indexOf('{', 1);
-  const bracket = text.indexOf('[');
+function topLevelKeyAt(text: string, quotedKey: string, from: number): number {
+  const at = text.indexOf(quotedKey, from);
+  if (at <= from || text.charCodeAt(from) !== openBrace || text.charCodeAt(at - 1) === backslash) return -1;
+  const brace = text.indexOf('{', from + 1);
+  const bracket = text.indexOf('[', from);
   if ((brace !== -1 && brace < at) || (bracket !== -1 && bracket < at)) return -1;
   return text.charCodeAt(skipSpace(text, at + quotedKey.length)) === colon ? at : -1;
 }

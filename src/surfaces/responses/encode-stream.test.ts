@@ -6,7 +6,7 @@ import { foldStream } from '../../ir/fold-stream.ts';
 import { checkStreamEvents } from '../../ir/check-stream-events.ts';
 import { SseParser, type SseMessage } from '../../sse/parse-sse.ts';
 import type { ResponseContext } from '../../codecs/codec.ts';
-import { createStreamDecoder } from './decode-stream.ts';
+import { createStreamDecoder } from './test-kit.ts';
 import { encodeResponse } from './encode-response.ts';
 import { createStreamEncoder } from './encode-stream.ts';
 

@@ -8,7 +8,6 @@ import { encodeError } from '../../codecs/alpha/errors.ts';
 import { rateLimitHeaders } from '../alpha/rate-limit-headers.ts';
 import { checkHeaders, credentialHeaders, readClientKey } from '../alpha/surface.ts';
 import { decodeRequest } from './decode-request.ts';
-import { createStreamDecoder } from './decode-stream.ts';
 import { encodeResponse } from './encode-response.ts';
 import { createStreamEncoder } from './encode-stream.ts';
 import { routes, unknownPaths } from './surface.ts';
@@ -28,5 +27,4 @@ export const responsesSurface: SurfaceCodec = {
   createStreamEncoder,
   encodeError,
   rateLimitHeaders,
-  createStreamDecoder,
 };

@@ -1,7 +1,7 @@
 /**
- * A Responses API stream read back into canonical events. The gateway uses it to count what a
- * stream cut short had delivered to the client (the ledger), and tests to fold what the encoder
- * wrote; it reads the events the encoder writes, by output index.
+ * For this folder's tests: a Responses API stream read back into canonical events, to fold what
+ * the encoder wrote (the gateway never reads its own stream back: the pipeline keeps what it
+ * delivered as canonical values). It reads the events the encoder writes, by output index.
  */
 import { GatewayError, isJsonObject, type JsonObject } from '../../ir/index.ts';
 import type { SseMessage } from '../../sse/parse-sse.ts';

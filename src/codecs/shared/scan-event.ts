@@ -1,0 +1,29 @@
+/**
+ * Searches over one SSE event's text as it came, for the pass-through streams that forward events
+ * without parsing them: which events carry a field the gateway must read. A search, not a parse: a
+ * key is a quoted name followed by a colon, and a name inside a string value has its quotes
+ * escaped, so it never matches; a false positive only costs a parse.
+ */
+
+const colon = 0x3a;
+
+function skipSpace(text: string, from: number): number {
+  let index = from;
+  for (let code = text.charCodeAt(index); code === 0x20 || code === 0x09; code = text.charCodeAt(index))
+    index++;
+  return index;
+}
+
+/** Some key `quotedKey` (`'"usage"'`) in `text` has a value (`nonNull`: other than `null`). */
+export function hasField(text: string, quotedKey: string, nonNull = false): boolean {
+  let at = text.indexOf(quotedKey);
+  while (at !== -1) {
+    let index = skipSpace(text, at + quotedKey.length);
+    if (text.charCodeAt(index) === colon) {
+      index = skipSpace(text, index + 1);
+      if (!nonNull || !text.startsWith('null', index)) return true;
+    }
+    at = text.indexOf(quotedKey, index);
+  }
+  return false;
+}
