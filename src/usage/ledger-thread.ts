@@ -1,0 +1,345 @@
+/**
+ * The ledger off the event loop: rows are appended in memory on the request path, as before, and
+ * every `flushWindowMs` the batch is handed to a writer thread (`ledger-worker.ts`: the store's
+ * writer module, its own connection to the file) instead of being written here. What the main thread still does per batch
+ * is one `postMessage`; the inserts, the rollups and the commits run on the other thread.
+ *
+ * What is guaranteed:
+ * - Acknowledged means committed: the thread stores a batch's sequence number in a shared counter
+ *   right after its COMMIT. A `kill -9` loses what was not acknowledged yet: the rows of the last
+ *   window and the batch being committed — the same window as writing on this thread did.
+ * - Bounded: at most `maxQueuedRows` rows handed off and not acknowledged. A hand-off that would
+ *   pass the bound waits for the thread (the event loop blocks: backpressure, at worst what writing
+ *   here cost), at most `fullWaitMs`; past that its rows stay in memory for the next window, counted
+ *   (`heldBack`) and reported through `onError` — never dropped.
+ * - The thread crashing loses nothing: it is started again and every batch not acknowledged is
+ *   sent again (`writeOnce`: a batch that committed before the crash is not written twice); each
+ *   crash is reported through `onError` and counted (`restarts`).
+ * - `close()` (graceful shutdown) waits until everything is acknowledged; `flush()` (a process on
+ *   its way out) the same, synchronously. A thread that does not answer within `drainWaitMs` is
+ *   stopped and what it had not acknowledged is written on this thread.
+ */
+import { Worker } from 'node:worker_threads';
+import {
+  flushWindowMs,
+  type Ledger,
+  type LedgerOptions,
+  type LedgerRow,
+  type LedgerWriter,
+} from './ledger.ts';
+import type { FromLedgerWorker, LedgerTarget, LedgerWorkerData, ToLedgerWorker } from './ledger-worker.ts';
+
+export type { LedgerTarget, OpenLedgerWriter } from './ledger-worker.ts';
+
+export interface ThreadedLedgerOptions extends LedgerOptions {
+  /** Rows handed to the thread and not acknowledged, at most. */
+  maxQueuedRows?: number;
+  /** How long a hand-off past the bound waits for the thread before keeping its rows here. */
+  fullWaitMs?: number;
+  /** How long `flush` and `close` wait for the thread before writing its rows on this thread. */
+  drainWaitMs?: number;
+  /** Told after each batch the thread committed (the outbox's shipper: rows to ship). */
+  onWritten?: () => void;
+}
+
+/** Past this many rows in memory a batch is handed off at once. */
+const maxPendingRows = 5_000;
+const defaultMaxQueuedRows = 20_000;
+const defaultFullWaitMs = 1_000;
+const defaultDrainWaitMs = 10_000;
+const lastRestartDelayMs = 1_000;
+
+/** Built as `src/` or as `dist/`: the thread runs the same form of the code as this file. */
+const workerFile = new URL(
+  import.meta.url.endsWith('.ts') ? './ledger-worker.ts' : './ledger-worker.js',
+  import.meta.url,
+);
+
+interface HandedOff {
+  seq: number;
+  rows: LedgerRow[];
+}
+
+export class ThreadedLedger implements Ledger {
+  readonly #target: LedgerTarget;
+  /** A writer on this thread: for a thread that does not answer, and for rows after `close`. */
+  readonly #writerHere: () => LedgerWriter;
+  readonly #onError: (error: unknown) => void;
+  readonly #onWritten: (() => void) | undefined;
+  readonly #windowMs: number;
+  readonly #maxQueuedRows: number;
+  readonly #fullWaitMs: number;
+  readonly #drainWaitMs: number;
+  readonly #acknowledged = new BigInt64Array(new SharedArrayBuffer(8));
+  readonly #watchers = new Set<(row: LedgerRow) => void>();
+  readonly #handedOff: HandedOff[] = [];
+  #handedOffRows = 0;
+  #nextSeq = 1;
+  #pending: LedgerRow[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #worker: Worker;
+  /** Resolves when the current thread has exited. */
+  #workerExited: Promise<void> = Promise.resolve();
+  /** Acknowledged sequence number when the thread was last (re)started: a crash loop backs off. */
+  #restartedAt = 0n;
+  #restartDelayMs = 0;
+  #stopping = false;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+  /** Times the thread was started again after it exited on its own. */
+  restarts = 0;
+  /** Hand-offs that found the queue full and waited for the thread. */
+  queueFullWaits = 0;
+  /** Hand-offs whose rows stayed in memory because the thread did not make room in time. */
+  heldBack = 0;
+  /** Rows written on this thread (after `close`, or for a thread that did not answer). */
+  writtenHere = 0;
+
+  constructor(target: LedgerTarget, writerHere: () => LedgerWriter, options: ThreadedLedgerOptions = {}) {
+    this.#target = target;
+    let writer: LedgerWriter | undefined;
+    this.#writerHere = () => (writer ??= writerHere());
+    this.#onError = options.onError ?? (() => undefined);
+    this.#onWritten = options.onWritten;
+    this.#windowMs = Math.min(options.flushWindowMs ?? flushWindowMs, 200);
+    this.#maxQueuedRows = options.maxQueuedRows ?? defaultMaxQueuedRows;
+    this.#fullWaitMs = options.fullWaitMs ?? defaultFullWaitMs;
+    this.#drainWaitMs = options.drainWaitMs ?? defaultDrainWaitMs;
+    this.#worker = this.#start();
+  }
+
+  append(row: LedgerRow): void {
+    if (this.#watchers.size > 0) for (const watcher of this.#watchers) watcher(row);
+    if (this.#closed) {
+      this.#writeHere([row]);
+      return;
+    }
+    this.#pending.push(row);
+    if (this.#pending.length >= maxPendingRows && this.heldBack === 0) this.#schedule(0);
+    else if (this.#timer === undefined) this.#schedule(this.#windowMs);
+  }
+
+  /** Rows appended and not acknowledged by the thread yet. */
+  get pending(): number {
+    this.#reap();
+    return this.#pending.length + this.#handedOffRows;
+  }
+
+  /** Everything handed off and acknowledged, synchronously: for a process on its way out. */
+  flush(): void {
+    this.#sendPending();
+    if (!this.#waitAcknowledged(this.#drainWaitMs)) this.#writeUnacknowledgedHere();
+  }
+
+  watch(watcher: (row: LedgerRow) => void): () => void {
+    this.#watchers.add(watcher);
+    return () => this.#watchers.delete(watcher);
+  }
+
+  /** Waits until the thread acknowledged every row, then ends it; later rows are written here. */
+  close(): Promise<void> {
+    return (this.#closing ??= this.#shutDown());
+  }
+
+  /** Ends the thread as a crash would (tests): it is started again and sent what it had not acknowledged. */
+  async crashThreadForTest(): Promise<void> {
+    await this.#worker.terminate();
+  }
+
+  async #shutDown(): Promise<void> {
+    this.#closed = true;
+    this.#sendPending();
+    this.#worker.ref();
+    const deadline = performance.now() + this.#drainWaitMs;
+    while (!this.#reap() && performance.now() < deadline) {
+      const seen = Atomics.load(this.#acknowledged, 0);
+      await Atomics.waitAsync(this.#acknowledged, 0, seen, Math.min(50, deadline - performance.now())).value;
+    }
+    this.#stopping = true;
+    const exited = this.#workerExited;
+    if (this.#reap()) this.#worker.postMessage({ type: 'close' } satisfies ToLedgerWorker);
+    else {
+      await this.#worker.terminate();
+      this.#writeUnacknowledgedHere();
+    }
+    await exited;
+  }
+
+  #start(): Worker {
+    const workerData: LedgerWorkerData = {
+      target: this.#target,
+      acknowledged: this.#acknowledged.buffer,
+      announce: this.#onWritten !== undefined,
+    };
+    const worker = new Worker(workerFile, { workerData });
+    // The thread never holds the process open; `close` holds it while it drains.
+    worker.unref();
+    worker.on('message', (message: FromLedgerWorker) => {
+      if (message.type === 'written') {
+        this.#onWritten?.();
+        return;
+      }
+      this.#onError(
+        new Error(`usage ledger write failed (${message.queued} rows kept, retrying): ${message.message}`),
+      );
+    });
+    worker.on('error', (error) => {
+      this.#onError(error);
+    });
+    this.#workerExited = new Promise((resolve) => worker.once('exit', () => resolve()));
+    worker.on('exit', (code) => {
+      if (worker === this.#worker && !this.#stopping) this.#restart(code);
+    });
+    return worker;
+  }
+
+  /** A thread that exited on its own: started again, sent every batch it had not acknowledged. */
+  #restart(code: number): void {
+    this.restarts++;
+    this.#reap();
+    const acknowledged = Atomics.load(this.#acknowledged, 0);
+    // A thread that dies again before writing anything waits longer each time (a file it cannot open).
+    this.#restartDelayMs =
+      acknowledged > this.#restartedAt ? 0 : Math.min(lastRestartDelayMs, this.#restartDelayMs * 2 || 10);
+    this.#restartedAt = acknowledged;
+    this.#onError(
+      new Error(
+        `usage ledger thread exited (code ${code}); started again, ${this.#handedOffRows} rows sent again`,
+      ),
+    );
+    const restart = (): void => {
+      if (this.#stopping) return;
+      this.#worker = this.#start();
+      if (this.#closed) this.#worker.ref();
+      for (const { seq, rows } of this.#handedOff) this.#post(seq, rows, true);
+    };
+    if (this.#restartDelayMs === 0) restart();
+    else setTimeout(restart, this.#restartDelayMs).unref();
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#timer !== undefined) {
+      if (delayMs > 0) return;
+      clearTimeout(this.#timer);
+    }
+    this.#timer = setTimeout(this.#handOff, delayMs);
+    this.#timer.unref();
+  }
+
+  /** The window's batch to the thread, within the bound (or kept for the next window). */
+  readonly #handOff = (): void => {
+    this.#timer = undefined;
+    const rows = this.#pending;
+    if (rows.length === 0) return;
+    if (!this.#hasRoom(rows.length)) {
+      this.queueFullWaits++;
+      if (!this.#waitForRoom(rows.length)) {
+        this.heldBack++;
+        this.#onError(
+          new Error(
+            `usage ledger queue full (${this.#handedOffRows} rows not written yet): ${rows.length} rows kept in memory for the next batch`,
+          ),
+        );
+        this.#schedule(this.#windowMs);
+        return;
+      }
+    }
+    this.heldBack = 0;
+    this.#pending = [];
+    this.#send(rows);
+  };
+
+  /** Everything in memory to the thread, whatever the bound (shutting down). */
+  #sendPending(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const rows = this.#pending;
+    this.#pending = [];
+    if (rows.length > 0) this.#send(rows);
+  }
+
+  #send(rows: LedgerRow[]): void {
+    const seq = this.#nextSeq++;
+    this.#handedOff.push({ seq, rows });
+    this.#handedOffRows += rows.length;
+    this.#post(seq, rows, false);
+  }
+
+  #post(seq: number, rows: LedgerRow[], resent: boolean): void {
+    this.#worker.postMessage({ type: 'batch', seq, rows, resent } satisfies ToLedgerWorker);
+  }
+
+  /** Forgets acknowledged batches; true when nothing handed off waits. */
+  #reap(): boolean {
+    const acknowledged = Number(Atomics.load(this.#acknowledged, 0));
+    let first = this.#handedOff[0];
+    while (first !== undefined && first.seq <= acknowledged) {
+      this.#handedOffRows -= first.rows.length;
+      this.#handedOff.shift();
+      first = this.#handedOff[0];
+    }
+    return first === undefined;
+  }
+
+  #hasRoom(rows: number): boolean {
+    this.#reap();
+    return this.#handedOffRows === 0 || this.#handedOffRows + rows <= this.#maxQueuedRows;
+  }
+
+  /** Blocks this thread until the writer thread made room or `fullWaitMs` passed. */
+  #waitForRoom(rows: number): boolean {
+    const deadline = performance.now() + this.#fullWaitMs;
+    for (;;) {
+      const seen = Atomics.load(this.#acknowledged, 0);
+      if (this.#hasRoom(rows)) return true;
+      const left = deadline - performance.now();
+      if (left <= 0) return false;
+      Atomics.wait(this.#acknowledged, 0, seen, left);
+    }
+  }
+
+  /** Blocks this thread until every batch handed off is acknowledged or `waitMs` passed. */
+  #waitAcknowledged(waitMs: number): boolean {
+    const deadline = performance.now() + waitMs;
+    for (;;) {
+      const seen = Atomics.load(this.#acknowledged, 0);
+      if (this.#reap()) return true;
+      const left = deadline - performance.now();
+      if (left <= 0) return false;
+      Atomics.wait(this.#acknowledged, 0, seen, left);
+    }
+  }
+
+  /** The thread did not acknowledge in time (gone, or its writes fail): its batches written here. */
+  #writeUnacknowledgedHere(): void {
+    this.#reap();
+    while (this.#handedOff.length > 0) {
+      const { seq, rows } = this.#handedOff[0] as HandedOff;
+      if (!this.#writeHere(rows, true)) return;
+      // The thread may still acknowledge it (or a later batch) meanwhile: reap by sequence.
+      if (this.#handedOff[0]?.seq === seq) {
+        this.#handedOff.shift();
+        this.#handedOffRows -= rows.length;
+      }
+      this.#reap();
+    }
+  }
+
+  #writeHere(rows: readonly LedgerRow[], once = false): boolean {
+    try {
+      const writer = this.#writerHere();
+      if (once && writer.writeOnce !== undefined) writer.writeOnce(rows);
+      else writer.write(rows);
+      this.writtenHere += rows.length;
+      this.#onWritten?.();
+      return true;
+    } catch (error) {
+      this.#onError(
+        new Error(
+          `usage ledger rows could not be written (${rows.length}): ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
+      return false;
+    }
+  }
+}
