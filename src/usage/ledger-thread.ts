@@ -171,9 +171,9 @@ export class ThreadedLedger implements Ledger {
       acknowledged: this.#acknowledged.buffer,
       announce: this.#onWritten !== undefined,
     };
-    const worker = new Worker(workerFile, { workerData });
-    // The thread never holds the process open; `close` holds it while it drains.
-    worker.unref();
+    // A small young generation: the thread's garbage is each batch's rows, a few hundred KiB, and
+    // the process's own semi-space flags (16 MiB) would let it keep ~20 MiB more at peak.
+    const worker = new Worker(workerFile, { workerData, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
     worker.on('message', (message: FromLedgerWorker) => {
       if (message.type === 'written') {
         this.#onWritten?.();
@@ -190,6 +190,9 @@ export class ThreadedLedger implements Ledger {
     worker.on('exit', (code) => {
       if (worker === this.#worker && !this.#stopping) this.#restart(code);
     });
+    // The thread never holds the process open (`close` holds it while it drains). After the
+    // listeners: adding a 'message' listener refs the worker's port again.
+    worker.unref();
     return worker;
   }
 
@@ -214,7 +217,11 @@ export class ThreadedLedger implements Ledger {
       for (const { seq, rows } of this.#handedOff) this.#post(seq, rows, true);
     };
     if (this.#restartDelayMs === 0) restart();
-    else setTimeout(restart, this.#restartDelayMs).unref();
+    else {
+      const timer = setTimeout(restart, this.#restartDelayMs);
+      // Held open only while `close` waits for the rows.
+      if (!this.#closed) timer.unref();
+    }
   }
 
   #schedule(delayMs: number): void {
