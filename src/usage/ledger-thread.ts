@@ -27,6 +27,7 @@ import {
   type LedgerRow,
   type LedgerWriter,
 } from './ledger.ts';
+import { HandOffQueue } from './ledger-handoff.ts';
 import type { FromLedgerWorker, LedgerTarget, LedgerWorkerData, ToLedgerWorker } from './ledger-worker.ts';
 
 export type { LedgerTarget, OpenLedgerWriter } from './ledger-worker.ts';
@@ -55,11 +56,6 @@ const workerFile = new URL(
   import.meta.url,
 );
 
-interface HandedOff {
-  seq: number;
-  rows: LedgerRow[];
-}
-
 export class ThreadedLedger implements Ledger {
   readonly #target: LedgerTarget;
   /** A writer on this thread: for a thread that does not answer, and for rows after `close`. */
@@ -67,14 +63,10 @@ export class ThreadedLedger implements Ledger {
   readonly #onError: (error: unknown) => void;
   readonly #onWritten: (() => void) | undefined;
   readonly #windowMs: number;
-  readonly #maxQueuedRows: number;
   readonly #fullWaitMs: number;
   readonly #drainWaitMs: number;
-  readonly #acknowledged = new BigInt64Array(new SharedArrayBuffer(8));
   readonly #watchers = new Set<(row: LedgerRow) => void>();
-  readonly #handedOff: HandedOff[] = [];
-  #handedOffRows = 0;
-  #nextSeq = 1;
+  readonly #handedOff: HandOffQueue;
   #pending: LedgerRow[] = [];
   #timer: NodeJS.Timeout | undefined;
   #worker: Worker;
@@ -102,7 +94,7 @@ export class ThreadedLedger implements Ledger {
     this.#onError = options.onError ?? (() => undefined);
     this.#onWritten = options.onWritten;
     this.#windowMs = Math.min(options.flushWindowMs ?? flushWindowMs, 200);
-    this.#maxQueuedRows = options.maxQueuedRows ?? defaultMaxQueuedRows;
+    this.#handedOff = new HandOffQueue(options.maxQueuedRows ?? defaultMaxQueuedRows);
     this.#fullWaitMs = options.fullWaitMs ?? defaultFullWaitMs;
     this.#drainWaitMs = options.drainWaitMs ?? defaultDrainWaitMs;
     this.#worker = this.#start();
@@ -121,14 +113,14 @@ export class ThreadedLedger implements Ledger {
 
   /** Rows appended and not acknowledged by the thread yet. */
   get pending(): number {
-    this.#reap();
-    return this.#pending.length + this.#handedOffRows;
+    return this.#pending.length + this.#handedOff.rows;
   }
 
   /** Everything handed off and acknowledged, synchronously: for a process on its way out. */
   flush(): void {
     this.#sendPending();
-    if (!this.#waitAcknowledged(this.#drainWaitMs)) this.#writeUnacknowledgedHere();
+    if (!this.#handedOff.waitUntil(() => this.#handedOff.reap(), this.#drainWaitMs))
+      this.#writeUnacknowledgedHere();
   }
 
   watch(watcher: (row: LedgerRow) => void): () => void {
@@ -150,14 +142,10 @@ export class ThreadedLedger implements Ledger {
     this.#closed = true;
     this.#sendPending();
     this.#worker.ref();
-    const deadline = performance.now() + this.#drainWaitMs;
-    while (!this.#reap() && performance.now() < deadline) {
-      const seen = Atomics.load(this.#acknowledged, 0);
-      await Atomics.waitAsync(this.#acknowledged, 0, seen, Math.min(50, deadline - performance.now())).value;
-    }
+    const drained = await this.#handedOff.drained(this.#drainWaitMs);
     this.#stopping = true;
     const exited = this.#workerExited;
-    if (this.#reap()) this.#worker.postMessage({ type: 'close' } satisfies ToLedgerWorker);
+    if (drained) this.#worker.postMessage({ type: 'close' } satisfies ToLedgerWorker);
     else {
       await this.#worker.terminate();
       this.#writeUnacknowledgedHere();
@@ -168,7 +156,7 @@ export class ThreadedLedger implements Ledger {
   #start(): Worker {
     const workerData: LedgerWorkerData = {
       target: this.#target,
-      acknowledged: this.#acknowledged.buffer,
+      acknowledged: this.#handedOff.acknowledged.buffer,
       announce: this.#onWritten !== undefined,
     };
     // A small young generation: the thread's garbage is each batch's rows, a few hundred KiB, and
@@ -199,22 +187,21 @@ export class ThreadedLedger implements Ledger {
   /** A thread that exited on its own: started again, sent every batch it had not acknowledged. */
   #restart(code: number): void {
     this.restarts++;
-    this.#reap();
-    const acknowledged = Atomics.load(this.#acknowledged, 0);
+    const acknowledged = this.#handedOff.lastAcknowledged;
     // A thread that dies again before writing anything waits longer each time (a file it cannot open).
     this.#restartDelayMs =
       acknowledged > this.#restartedAt ? 0 : Math.min(lastRestartDelayMs, this.#restartDelayMs * 2 || 10);
     this.#restartedAt = acknowledged;
     this.#onError(
       new Error(
-        `usage ledger thread exited (code ${code}); started again, ${this.#handedOffRows} rows sent again`,
+        `usage ledger thread exited (code ${code}); started again, ${this.#handedOff.rows} rows sent again`,
       ),
     );
     const restart = (): void => {
       if (this.#stopping) return;
       this.#worker = this.#start();
       if (this.#closed) this.#worker.ref();
-      for (const { seq, rows } of this.#handedOff) this.#post(seq, rows, true);
+      for (const { seq, rows } of this.#handedOff.batches) this.#post(seq, rows, true);
     };
     if (this.#restartDelayMs === 0) restart();
     else {
@@ -238,13 +225,14 @@ export class ThreadedLedger implements Ledger {
     this.#timer = undefined;
     const rows = this.#pending;
     if (rows.length === 0) return;
-    if (!this.#hasRoom(rows.length)) {
+    const handedOff = this.#handedOff;
+    if (!handedOff.hasRoom(rows.length)) {
       this.queueFullWaits++;
-      if (!this.#waitForRoom(rows.length)) {
+      if (!handedOff.waitUntil(() => handedOff.hasRoom(rows.length), this.#fullWaitMs)) {
         this.heldBack++;
         this.#onError(
           new Error(
-            `usage ledger queue full (${this.#handedOffRows} rows not written yet): ${rows.length} rows kept in memory for the next batch`,
+            `usage ledger queue full (${handedOff.rows} rows not written yet): ${rows.length} rows kept in memory for the next batch`,
           ),
         );
         this.#schedule(this.#windowMs);
@@ -266,69 +254,20 @@ export class ThreadedLedger implements Ledger {
   }
 
   #send(rows: LedgerRow[]): void {
-    const seq = this.#nextSeq++;
-    this.#handedOff.push({ seq, rows });
-    this.#handedOffRows += rows.length;
-    this.#post(seq, rows, false);
+    this.#post(this.#handedOff.add(rows), rows, false);
   }
 
   #post(seq: number, rows: LedgerRow[], resent: boolean): void {
     this.#worker.postMessage({ type: 'batch', seq, rows, resent } satisfies ToLedgerWorker);
   }
 
-  /** Forgets acknowledged batches; true when nothing handed off waits. */
-  #reap(): boolean {
-    const acknowledged = Number(Atomics.load(this.#acknowledged, 0));
-    let first = this.#handedOff[0];
-    while (first !== undefined && first.seq <= acknowledged) {
-      this.#handedOffRows -= first.rows.length;
-      this.#handedOff.shift();
-      first = this.#handedOff[0];
-    }
-    return first === undefined;
-  }
-
-  #hasRoom(rows: number): boolean {
-    this.#reap();
-    return this.#handedOffRows === 0 || this.#handedOffRows + rows <= this.#maxQueuedRows;
-  }
-
-  /** Blocks this thread until the writer thread made room or `fullWaitMs` passed. */
-  #waitForRoom(rows: number): boolean {
-    const deadline = performance.now() + this.#fullWaitMs;
-    for (;;) {
-      const seen = Atomics.load(this.#acknowledged, 0);
-      if (this.#hasRoom(rows)) return true;
-      const left = deadline - performance.now();
-      if (left <= 0) return false;
-      Atomics.wait(this.#acknowledged, 0, seen, left);
-    }
-  }
-
-  /** Blocks this thread until every batch handed off is acknowledged or `waitMs` passed. */
-  #waitAcknowledged(waitMs: number): boolean {
-    const deadline = performance.now() + waitMs;
-    for (;;) {
-      const seen = Atomics.load(this.#acknowledged, 0);
-      if (this.#reap()) return true;
-      const left = deadline - performance.now();
-      if (left <= 0) return false;
-      Atomics.wait(this.#acknowledged, 0, seen, left);
-    }
-  }
-
   /** The thread did not acknowledge in time (gone, or its writes fail): its batches written here. */
   #writeUnacknowledgedHere(): void {
-    this.#reap();
-    while (this.#handedOff.length > 0) {
-      const { seq, rows } = this.#handedOff[0] as HandedOff;
-      if (!this.#writeHere(rows, true)) return;
-      // The thread may still acknowledge it (or a later batch) meanwhile: reap by sequence.
-      if (this.#handedOff[0]?.seq === seq) {
-        this.#handedOff.shift();
-        this.#handedOffRows -= rows.length;
-      }
-      this.#reap();
+    this.#handedOff.reap();
+    for (let first = this.#handedOff.batches[0]; first !== undefined; first = this.#handedOff.batches[0]) {
+      if (!this.#writeHere(first.rows, true)) return;
+      // The thread may have acknowledged it (or a later batch) meanwhile: by sequence number.
+      this.#handedOff.written(first.seq);
     }
   }
 
