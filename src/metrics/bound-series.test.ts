@@ -54,10 +54,12 @@ test('the cache keeps at most its limit of label tuples and still answers past i
     made++;
     return { key };
   };
-  assert.equal(cache.get('a', make('a')), cache.get('a', make('a')));
-  cache.get('b', make('b'));
+  assert.equal(cache.get(make('a|x'), 'a', 'x'), cache.get(make('a|x'), 'a', 'x'));
+  assert.equal(cache.get(make('a|y'), 'a', 'y').key, 'a|y');
   assert.equal(made, 2);
-  assert.equal(cache.get('c', make('c')).key, 'c');
-  assert.equal(cache.get('c', make('c')).key, 'c');
+  assert.equal(cache.get(make('b|x'), 'b', 'x').key, 'b|x');
+  assert.equal(cache.get(make('b|x'), 'b', 'x').key, 'b|x');
   assert.equal(made, 4, 'past the limit a tuple is made for the one call');
+  assert.equal(cache.get(make('a|y'), 'a', 'y').key, 'a|y');
+  assert.equal(made, 4);
 });

@@ -45,21 +45,48 @@ export class BoundHistogram {
 
 /**
  * Bound series per label tuple, at most `limit` tuples (the labels are bounded already; the limit
- * bounds the memory whatever they are): past it a tuple's series are made for the one call.
+ * bounds the memory whatever they are): past it a tuple's series are made for the one call. Nested
+ * maps, one level per label, so a lookup hashes the label strings themselves (their hash is kept
+ * in each string) rather than a key joined anew for every request.
  */
 export class BoundSeriesCache<T> {
-  readonly #entries = new Map<string, T>();
+  readonly #root = new Map<string, unknown>();
   readonly #limit: number;
+  #size = 0;
 
   constructor(limit: number) {
     this.#limit = limit;
   }
 
-  get(key: string, make: () => T): T {
-    const found = this.#entries.get(key);
-    if (found !== undefined) return found;
+  /** The tuple's entry: `a` … as many labels as the tuple has, the same number on every call. */
+  get(make: () => T, a: string, b?: string, c?: string, d?: string): T {
+    let level = this.#root;
+    let label = a;
+    if (b !== undefined) {
+      level = this.#next(level, label);
+      label = b;
+      if (c !== undefined) {
+        level = this.#next(level, label);
+        label = c;
+        if (d !== undefined) {
+          level = this.#next(level, label);
+          label = d;
+        }
+      }
+    }
+    const found = level.get(label);
+    if (found !== undefined) return found as T;
     const made = make();
-    if (this.#entries.size < this.#limit) this.#entries.set(key, made);
+    if (this.#size < this.#limit) {
+      level.set(label, made);
+      this.#size++;
+    }
     return made;
+  }
+
+  #next(level: Map<string, unknown>, label: string): Map<string, unknown> {
+    let next = level.get(label) as Map<string, unknown> | undefined;
+    if (next === undefined) level.set(label, (next = new Map()));
+    return next;
   }
 }

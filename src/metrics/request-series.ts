@@ -1,6 +1,6 @@
 /**
  * The series an answered request and its ledger rows observe, bound once per label tuple
- * (`bound-series.ts`): `GatewayMetrics` looks up one joined key per group instead of one per
+ * (`bound-series.ts`): `GatewayMetrics` looks up one tuple per group instead of joining a key per
  * metric, and touches the series themselves.
  */
 import { BoundCounter, BoundHistogram, BoundSeriesCache } from './bound-series.ts';
@@ -56,50 +56,64 @@ export class RequestSeries {
   }
 
   row(provider: string, model: string, key: string | undefined): RowSeries {
-    const id = key === undefined ? `${provider}\u001f${model}` : `${provider}\u001f${model}\u001f${key}`;
-    return this.#rows.get(id, () => {
-      const { tokens, cost, timePerOutputToken } = this.#metrics;
-      const owner = key === undefined ? [] : [key];
-      const typed = (type: string): BoundCounter =>
-        new BoundCounter(tokens, [type, provider, model, ...owner]);
-      return {
-        input: typed('input'),
-        output: typed('output'),
-        cacheRead: typed('cache_read'),
-        cacheCreation: typed('cache_creation'),
-        reasoning: typed('reasoning'),
-        cost: new BoundCounter(cost, [provider, model, ...owner]),
-        timePerOutputToken: new BoundHistogram(timePerOutputToken, [model]),
-      };
-    });
+    return this.#rows.get(
+      () => {
+        const { tokens, cost, timePerOutputToken } = this.#metrics;
+        const owner = key === undefined ? [] : [key];
+        const typed = (type: string): BoundCounter =>
+          new BoundCounter(tokens, [type, provider, model, ...owner]);
+        return {
+          input: typed('input'),
+          output: typed('output'),
+          cacheRead: typed('cache_read'),
+          cacheCreation: typed('cache_creation'),
+          reasoning: typed('reasoning'),
+          cost: new BoundCounter(cost, [provider, model, ...owner]),
+          timePerOutputToken: new BoundHistogram(timePerOutputToken, [model]),
+        };
+      },
+      provider,
+      model,
+      key,
+    );
   }
 
   firstToken(surface: string, model: string): BoundHistogram {
     return this.#firstToken.get(
-      `${surface}\u001f${model}`,
       () => new BoundHistogram(this.#metrics.timeToFirstToken, [surface, model]),
+      surface,
+      model,
     );
   }
 
   ended(surface: string, model: string, status: string, error: string): EndedSeries {
-    return this.#ended.get(`${surface}\u001f${model}\u001f${status}\u001f${error}`, () => ({
-      requests: new BoundCounter(this.#metrics.requests, [surface, model, status, error]),
-      duration: new BoundHistogram(this.#metrics.requestDuration, [surface, model, status]),
-    }));
+    return this.#ended.get(
+      () => ({
+        requests: new BoundCounter(this.#metrics.requests, [surface, model, status, error]),
+        duration: new BoundHistogram(this.#metrics.requestDuration, [surface, model, status]),
+      }),
+      surface,
+      model,
+      status,
+      error,
+    );
   }
 
   overhead(surface: string): BoundHistogram {
-    return this.#overhead.get(surface, () => new BoundHistogram(this.#metrics.overhead, [surface]));
+    return this.#overhead.get(() => new BoundHistogram(this.#metrics.overhead, [surface]), surface);
   }
 
   attempt(provider: string, model: string, kind: string, error: string): BoundHistogram {
     return this.#attempts.get(
-      `${provider}\u001f${model}\u001f${kind}\u001f${error}`,
       () => new BoundHistogram(this.#metrics.attemptDuration, [provider, model, kind, error]),
+      provider,
+      model,
+      kind,
+      error,
     );
   }
 
   retry(model: string): BoundCounter {
-    return this.#retries.get(model, () => new BoundCounter(this.#metrics.retries, [model]));
+    return this.#retries.get(() => new BoundCounter(this.#metrics.retries, [model]), model);
   }
 }
