@@ -191,3 +191,21 @@ test('with PostgreSQL the thread appends to the outbox file, and says so after e
   await ledger.close();
   outbox.close();
 });
+
+test('the live tail sees every row as it is appended, through a detached watch', async () => {
+  const { path, database } = storeFile();
+  const ledger = new ThreadedLedger(embeddedLedgerTarget(path), () => new SqliteLedgerWriter(database));
+  const { watch } = ledger;
+  const seen: string[] = [];
+  const stop = watch((row) => seen.push(row.requestId));
+  const rows = sampleLedgerRows(5, 0);
+  for (const row of rows) ledger.append(row);
+  stop();
+  ledger.append(sampleLedgerRows(6, 0).at(-1) as (typeof rows)[number]);
+  assert.deepEqual(
+    seen,
+    rows.map((row) => row.requestId),
+  );
+  await ledger.close();
+  database.close();
+});

@@ -123,10 +123,11 @@ export class ThreadedLedger implements Ledger {
       this.#writeUnacknowledgedHere();
   }
 
-  watch(watcher: (row: LedgerRow) => void): () => void {
+  /** The live tail's feed; a property, so it can be passed on detached (`{ watch: ledger.watch }`). */
+  readonly watch = (watcher: (row: LedgerRow) => void): (() => void) => {
     this.#watchers.add(watcher);
     return () => this.#watchers.delete(watcher);
-  }
+  };
 
   /** Waits until the thread acknowledged every row, then ends it; later rows are written here. */
   close(): Promise<void> {
