@@ -20,7 +20,8 @@ import {
   timeToFirstTokenBounds,
 } from './buckets.ts';
 import { errorType, ModelLabels, statusClass } from './labels.ts';
-import { MetricsRegistry, type Counter, type Histogram, type MetricSnapshot } from './registry.ts';
+import { MetricsRegistry, type Counter, type MetricSnapshot } from './registry.ts';
+import { RequestSeries } from './request-series.ts';
 
 export interface GatewayMetricsOptions {
   /** Catalog and configured model names: the only model label values. */
@@ -65,17 +66,10 @@ export class GatewayMetrics {
   readonly registry: MetricsRegistry;
   readonly #models: ModelLabels;
   readonly #perKey: boolean;
-  readonly #requests: Counter;
-  readonly #requestDuration: Histogram;
-  readonly #overhead: Histogram;
-  readonly #timeToFirstToken: Histogram;
-  readonly #timePerOutputToken: Histogram;
-  readonly #attemptDuration: Histogram;
-  readonly #retries: Counter;
+  /** What each answered request and ledger row observes, bound once per label tuple. */
+  readonly #series: RequestSeries;
   readonly #fallbacks: Counter;
   readonly #refusals: Counter;
-  readonly #tokens: Counter;
-  readonly #cost: Counter;
   #sources: ScrapeSources | undefined;
 
   constructor(options: GatewayMetricsOptions) {
@@ -84,42 +78,42 @@ export class GatewayMetrics {
     this.#models = new ModelLabels(options.models);
     this.#perKey = options.perKeyLabels;
     const keyLabel = options.perKeyLabels ? ['modelgate_key_id'] : [];
-    this.#requests = registry.counter(
+    const requests = registry.counter(
       'modelgate_requests_total',
       'Chat requests answered, by surface, requested model, status class and error type.',
       ['modelgate_surface', 'gen_ai_request_model', 'http_response_status_class', 'error_type'],
     );
-    this.#requestDuration = registry.histogram(
+    const requestDuration = registry.histogram(
       'gen_ai_server_request_duration_seconds',
       'Chat request duration, arrival to the last byte of the answer.',
       ['modelgate_surface', 'gen_ai_request_model', 'http_response_status_class'],
       durationBounds,
     );
-    this.#timeToFirstToken = registry.histogram(
+    const timeToFirstToken = registry.histogram(
       'gen_ai_server_time_to_first_token_seconds',
       'Streamed answers: arrival to the first byte of the answer, successful requests.',
       ['modelgate_surface', 'gen_ai_response_model'],
       timeToFirstTokenBounds,
     );
-    this.#timePerOutputToken = registry.histogram(
+    const timePerOutputToken = registry.histogram(
       'gen_ai_server_time_per_output_token_seconds',
       'Streamed answers: time per output token after the first, successful requests.',
       ['gen_ai_response_model'],
       timePerOutputTokenBounds,
     );
-    this.#overhead = registry.histogram(
+    const overhead = registry.histogram(
       'modelgate_gateway_overhead_seconds',
       'Time the gateway itself spent on a request until its answer started (upstream waits excluded).',
       ['modelgate_surface'],
       overheadBounds,
     );
-    this.#attemptDuration = registry.histogram(
+    const attemptDuration = registry.histogram(
       'gen_ai_client_operation_duration_seconds',
       'Upstream calls: sent to the end of the answer (or the failure), by provider family, model, attempt kind and error type.',
       ['gen_ai_provider_name', 'gen_ai_request_model', 'modelgate_attempt', 'error_type'],
       durationBounds,
     );
-    this.#retries = registry.counter(
+    const retries = registry.counter(
       'modelgate_retries_total',
       'Upstream calls that retried a model after one of its calls failed.',
       ['gen_ai_request_model'],
@@ -134,16 +128,18 @@ export class GatewayMetrics {
       'Requests the gateway refused before any upstream call: rate limits and budgets.',
       ['modelgate_surface', 'reason'],
     );
-    this.#tokens = registry.counter(
+    const tokens = registry.counter(
       'modelgate_tokens_total',
       'Tokens as the usage ledger records them, by type (input includes cache reads and writes; output includes reasoning).',
       ['gen_ai_token_type', 'gen_ai_provider_name', 'gen_ai_response_model', ...keyLabel],
     );
-    this.#cost = registry.counter(
+    const cost = registry.counter(
       'modelgate_cost_usd_total',
       'Cost in US dollars as the usage ledger records it.',
       ['gen_ai_provider_name', 'gen_ai_response_model', ...keyLabel],
     );
+    const bound = { tokens, cost, timePerOutputToken, timeToFirstToken, requests, requestDuration, overhead };
+    this.#series = new RequestSeries({ ...bound, attemptDuration, retries }, options.maxSeries);
     registry.gauge(
       'modelgate_requests_in_flight',
       'POST requests being answered now (what server.maxInFlight caps).',
@@ -190,22 +186,17 @@ export class GatewayMetrics {
   readonly ledgerRow = (row: LedgerRow): void => {
     if (row.outcome === 'rejected') return;
     const model = this.#models.of(row.model);
-    const provider = row.family;
-    const tokens = this.#tokens;
-    const key = this.#perKey ? row.keyId : undefined;
-    const labels = (type: string): string[] =>
-      key === undefined ? [type, provider, model] : [type, provider, model, key];
-    if (row.promptTokens > 0) tokens.add(labels('input'), row.promptTokens);
-    if (row.outputTokens > 0) tokens.add(labels('output'), row.outputTokens);
-    if (row.cachedTokens > 0) tokens.add(labels('cache_read'), row.cachedTokens);
-    if (row.cacheWriteTokens > 0) tokens.add(labels('cache_creation'), row.cacheWriteTokens);
-    if (row.reasoningTokens > 0) tokens.add(labels('reasoning'), row.reasoningTokens);
-    if (row.costUsd > 0)
-      this.#cost.add(key === undefined ? [provider, model] : [provider, model, key], row.costUsd);
+    const series = this.#series.row(row.family, model, this.#perKey ? row.keyId : undefined);
+    series.input.add(row.promptTokens);
+    series.output.add(row.outputTokens);
+    series.cacheRead.add(row.cachedTokens);
+    series.cacheCreation.add(row.cacheWriteTokens);
+    series.reasoning.add(row.reasoningTokens);
+    series.cost.add(row.costUsd);
     if (!row.final || row.outcome !== 'ok' || !row.stream || row.ttftMs === undefined) return;
-    this.#timeToFirstToken.observe([row.surface, model], row.ttftMs / 1000);
+    this.#series.firstToken(row.surface, model).observe(row.ttftMs / 1000);
     if (row.outputTokens > 1 && row.latencyMs !== undefined)
-      this.#timePerOutputToken.observe([model], (row.latencyMs - row.ttftMs) / 1000 / (row.outputTokens - 1));
+      series.timePerOutputToken.observe((row.latencyMs - row.ttftMs) / 1000 / (row.outputTokens - 1));
   };
 
   /** A chat request was answered (`errorKind`: why it failed, in full or after its answer started). */
@@ -215,13 +206,11 @@ export class GatewayMetrics {
     const requested = this.#models.of(request.model);
     const statusLabel = statusClass(status);
     const error = errorType(errorKind);
-    this.#requests.add([request.surface, requested, statusLabel, error]);
-    this.#requestDuration.observe(
-      [request.surface, requested, statusLabel],
-      ((timeline.endedAt ?? now) - timeline.receivedAt) / 1000,
-    );
+    const ended = this.#series.ended(request.surface, requested, statusLabel, error);
+    ended.requests.add();
+    ended.duration.observe(((timeline.endedAt ?? now) - timeline.receivedAt) / 1000);
     if (timeline.overheadMs !== undefined)
-      this.#overhead.observe([request.surface], timeline.overheadMs / 1000);
+      this.#series.overhead(request.surface).observe(timeline.overheadMs / 1000);
     const attempts = timeline.attempts;
     if (attempts.length === 0) {
       if (errorKind === 'rate_limited') this.#refusals.add([request.surface, 'rate_limit']);
@@ -235,14 +224,13 @@ export class GatewayMetrics {
       const { record } = attempt;
       const model = this.#models.of(record.model);
       const kind = attemptKind(timeline, index, request.model);
-      if (kind === 'retry') this.#retries.add([model]);
+      if (kind === 'retry') this.#series.retry(model).add();
       else if (kind === 'fallback' && record.model !== previousModel) this.#fallbacks.add([requested, model]);
       previousModel = record.model;
       const end = record.answered ? (timeline.endedAt ?? now) : attempt.endedAt;
-      this.#attemptDuration.observe(
-        [record.family, model, kind, errorType(record.error)],
-        Math.max(0, end - attempt.sentAt) / 1000,
-      );
+      this.#series
+        .attempt(record.family, model, kind, errorType(record.error))
+        .observe(Math.max(0, end - attempt.sentAt) / 1000);
     }
   }
 

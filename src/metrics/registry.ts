@@ -54,13 +54,22 @@ abstract class SeriesMetric<S> implements Metric {
 
   /** The series of these label values (in `labelNames` order), or the overflow series past the cap. */
   protected series(values: readonly string[]): S {
+    const state = this.seriesOf(values);
+    if (state !== undefined) return state;
+    this.#dropped(this.name);
+    return (this.#overflow ??= this.create());
+  }
+
+  /**
+   * The series of these label values, made if the cap allows; undefined past the cap. A series is
+   * never removed, so a caller may keep it and observe it again without looking it up
+   * (`bound-series.ts`).
+   */
+  seriesOf(values: readonly string[]): S | undefined {
     const key = values.length === 1 ? (values[0] as string) : values.join('\u001f');
     const found = this.#series.get(key);
     if (found !== undefined) return found.state;
-    if (this.#series.size >= this.#maxSeries) {
-      this.#dropped(this.name);
-      return (this.#overflow ??= this.create());
-    }
+    if (this.#series.size >= this.#maxSeries) return undefined;
     const state = this.create();
     this.#series.set(key, { labels: labelText(this.labelNames, values), values: [...values], state });
     return state;
@@ -92,7 +101,7 @@ abstract class SeriesMetric<S> implements Metric {
   }
 }
 
-interface CounterState {
+export interface CounterState {
   value: number;
 }
 
@@ -117,7 +126,7 @@ export class Counter extends SeriesMetric<CounterState> {
   }
 }
 
-interface HistogramState {
+export interface HistogramState {
   /** Per bucket, not cumulative; the last one is +Inf. */
   counts: Float64Array;
   sum: number;
@@ -144,7 +153,11 @@ export class Histogram extends SeriesMetric<HistogramState> {
 
   observe(values: readonly string[], value: number): void {
     if (!Number.isFinite(value) || value < 0) return;
-    const state = this.series(values);
+    this.record(this.series(values), value);
+  }
+
+  /** Adds a valid observation to a series of this histogram. */
+  record(state: HistogramState, value: number): void {
     const bounds = this.bounds;
     let index = 0;
     while (index < bounds.length && value > (bounds[index] as number)) index++;

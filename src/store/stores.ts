@@ -8,14 +8,15 @@
 import type { Config } from '../config/config.ts';
 import { SqliteKeyStore } from './sqlite/sqlite-key-store.ts';
 import type { Logger } from '../log/logger.ts';
-import { UsageLedger } from '../usage/ledger.ts';
+import { UsageLedger, type Ledger } from '../usage/ledger.ts';
 import { SqliteUsageReports } from './sqlite/sqlite-usage-reports.ts';
-import { SqliteLedgerWriter } from './sqlite/sqlite-ledger-writer.ts';
+import { embeddedLedgerTarget, SqliteLedgerWriter } from './sqlite/sqlite-ledger-writer.ts';
 import { SqliteDashboardStore } from './sqlite/sqlite-dashboard-store.ts';
 import { openDatabase, openMigrated } from './sqlite/database.ts';
 import { SqliteResponseStore } from './sqlite/sqlite-response-store.ts';
 import type { MigrationReport, Stores } from './stores-contract.ts';
 import type { BackfillProgress } from './rollup-backfill.ts';
+import { ThreadedLedger } from '../usage/ledger-thread.ts';
 
 export type { MigrationReport, Stores } from './stores-contract.ts';
 
@@ -42,7 +43,7 @@ export function loggedProgress(logger: Logger | undefined): BackfillProgress | u
 export function embeddedStores(path: string, progress?: BackfillProgress): Stores {
   const database = openDatabase(path, progress);
   const keys = new SqliteKeyStore(database);
-  let ledger: UsageLedger | undefined;
+  let ledger: Ledger | undefined;
   return {
     kind: 'embedded',
     location: path,
@@ -52,24 +53,13 @@ export function embeddedStores(path: string, progress?: BackfillProgress): Store
     dashboard: new SqliteDashboardStore(database),
     responses: (retentionMs) => new SqliteResponseStore(database, retentionMs),
     ledger(options) {
-      const usageLedger = new UsageLedger(new SqliteLedgerWriter(database), options);
-      ledger = usageLedger;
-      return {
-        append: (row) => {
-          usageLedger.append(row);
-        },
-        get pending() {
-          return usageLedger.pending;
-        },
-        flush: () => {
-          usageLedger.flush();
-        },
-        watch: (watcher) => usageLedger.watch(watcher),
-        close: async () => {
-          usageLedger.close();
-          return Promise.resolve();
-        },
-      };
+      // A file: written by the ledger's own thread with its own connection. An in-memory database
+      // is this connection's alone: written here, between requests, as before.
+      ledger =
+        path === ':memory:'
+          ? inProcessLedger(new UsageLedger(new SqliteLedgerWriter(database), options))
+          : new ThreadedLedger(embeddedLedgerTarget(path), () => new SqliteLedgerWriter(database), options);
+      return ledger;
     },
     start: () => undefined,
     ping: async () => {
@@ -77,8 +67,27 @@ export function embeddedStores(path: string, progress?: BackfillProgress): Store
       return Promise.resolve();
     },
     async close() {
-      ledger?.close();
+      await ledger?.close();
       database.close();
+    },
+  };
+}
+
+/** The ledger written on this thread, between requests (`UsageLedger`). */
+function inProcessLedger(usageLedger: UsageLedger): Ledger {
+  return {
+    append: (row) => {
+      usageLedger.append(row);
+    },
+    get pending() {
+      return usageLedger.pending;
+    },
+    flush: () => {
+      usageLedger.flush();
+    },
+    watch: (watcher) => usageLedger.watch(watcher),
+    close: async () => {
+      usageLedger.close();
       return Promise.resolve();
     },
   };

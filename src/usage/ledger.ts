@@ -8,7 +8,9 @@
  * everything. The writer is the store's: the embedded store's (`store/sqlite/sqlite-ledger-writer.ts`) adds each
  * transaction's cost to the keys' lifetime spend, so spend and ledger never disagree; with
  * PostgreSQL the rows go to a local outbox file that is shipped to the server
- * (`store/postgres/ledger-outbox.ts`).
+ * (`store/postgres/ledger-outbox.ts`). This class writes on the thread that appends, between
+ * requests: what an in-memory database gets (no other connection can reach it); a store file's
+ * ledger is `ledger-thread.ts`, the same batches written by a thread of their own.
  */
 
 /** How a row's attempt (or refused request) ended. */
@@ -72,6 +74,13 @@ export interface Ledger extends LedgerSink {
 /** Writes one batch in one transaction, synchronously; throws when nothing was written. */
 export interface LedgerWriter {
   write(batch: readonly LedgerRow[]): void;
+  /**
+   * `write`, unless the batch is written already (its last row is there: a batch is one
+   * transaction), checked under the write lock: for a batch sent again after the thread writing it
+   * crashed or stopped answering. A writer whose duplicates are harmless (the outbox: the server
+   * keeps one row per attempt id) has none.
+   */
+  writeOnce?(batch: readonly LedgerRow[]): void;
 }
 
 /**

@@ -10,12 +10,24 @@
  */
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { LedgerRow, LedgerWriter } from '../../usage/ledger.ts';
+import type { LedgerTarget, OpenLedgerWriter } from '../../usage/ledger-thread.ts';
 import { createPrivately } from '../sqlite/database.ts';
 
 export interface OutboxEntry {
   seq: number;
   row: LedgerRow;
 }
+
+/** The ledger's thread appends to the outbox file through this module, on a connection of its own. */
+export function outboxLedgerTarget(path: string): LedgerTarget {
+  return { writerModule: import.meta.url, path };
+}
+
+/** The ledger's thread's writer (`outboxLedgerTarget`). */
+export const openLedgerWriter: OpenLedgerWriter = (path) => {
+  const outbox = new LedgerOutbox(path);
+  return { writer: outbox, close: () => outbox.close() };
+};
 
 /** Rows per multi-row INSERT. */
 const chunkRows = 64;

@@ -6,11 +6,12 @@
  */
 import type { Logger } from '../../log/logger.ts';
 import { UsageLedger, type Ledger, type LedgerOptions, type LedgerRow } from '../../usage/ledger.ts';
+import { ThreadedLedger } from '../../usage/ledger-thread.ts';
 import { StoreUnavailableError } from '../store-errors.ts';
 import type { BackfillProgress } from '../rollup-backfill.ts';
 import type { MigrationReport, Stores } from '../stores-contract.ts';
 import { connectPostgres, type PgConnection } from './connection.ts';
-import { LedgerOutbox } from './ledger-outbox.ts';
+import { LedgerOutbox, outboxLedgerTarget } from './ledger-outbox.ts';
 import { LedgerShipper } from './ledger-shipper.ts';
 import { migratePostgres, postgresMigrations, type MigrationStatus } from './migrations.ts';
 import { PgKeyCopy } from './pg-key-copy.ts';
@@ -82,15 +83,23 @@ function outboxLedger(
 ): Ledger {
   const outbox = new LedgerOutbox(outboxPath);
   const shipper = new LedgerShipper(outbox, connection, { logger });
-  const ledger = new UsageLedger(
-    {
-      write(batch: readonly LedgerRow[]) {
-        outbox.write(batch);
-        shipper.wake();
-      },
+  const toOutbox = {
+    write(batch: readonly LedgerRow[]) {
+      outbox.write(batch);
+      shipper.wake();
     },
-    options,
-  );
+  };
+  // A file: appended by the ledger's own thread with its own connection (the shipper reads it
+  // here, woken by each commit). An in-memory outbox is this connection's alone: written here.
+  const ledger =
+    outboxPath === ':memory:'
+      ? new UsageLedger(toOutbox, options)
+      : new ThreadedLedger(outboxLedgerTarget(outboxPath), () => toOutbox, {
+          ...options,
+          onWritten: () => {
+            shipper.wake();
+          },
+        });
   shipper.start();
   let closing: Promise<void> | undefined;
   return {
@@ -108,7 +117,7 @@ function outboxLedger(
     },
     close: () =>
       (closing ??= (async () => {
-        ledger.close();
+        await ledger.close();
         const waiting = await shipper.drain(shipOnCloseMs);
         if (waiting > 0)
           logger?.warn('ledger rows not shipped at shutdown: they wait in the outbox for the next start', {

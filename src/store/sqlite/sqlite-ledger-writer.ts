@@ -4,8 +4,9 @@
  * as are the dashboard's per-minute and per-hour rollups (`rollups.ts`).
  */
 import type { SQLInputValue, StatementSync } from 'node:sqlite';
-import type { Database } from './database.ts';
+import { openDatabase, type Database } from './database.ts';
 import { roundMs, type LedgerRow, type LedgerWriter } from '../../usage/ledger.ts';
+import type { LedgerTarget, OpenLedgerWriter } from '../../usage/ledger-thread.ts';
 import { RollupWriter } from './sqlite-rollups.ts';
 
 export class SqliteLedgerWriter implements LedgerWriter {
@@ -15,6 +16,7 @@ export class SqliteLedgerWriter implements LedgerWriter {
   readonly #insertChunk: StatementSync;
   readonly #addSpend: StatementSync;
   readonly #rollups: RollupWriter;
+  readonly #findRow: StatementSync;
 
   constructor(database: Database) {
     this.#database = database;
@@ -25,14 +27,38 @@ export class SqliteLedgerWriter implements LedgerWriter {
       `INSERT INTO key_spend (key_id, spent_usd) VALUES (?, ?)
        ON CONFLICT (key_id) DO UPDATE SET spent_usd = spent_usd + excluded.spent_usd`,
     );
+    // Through the (key_id, created_at) index: a handful of rows to compare at most.
+    this.#findRow = database.prepare(
+      `SELECT 1 AS found FROM usage_ledger
+       WHERE key_id = ? AND created_at = ? AND request_id = ? AND attempt = ? LIMIT 1`,
+    );
   }
 
   write(batch: readonly LedgerRow[]): void {
+    this.#write(batch, false);
+  }
+
+  /**
+   * A batch sent again after the ledger's writer thread crashed or stopped answering: the one it was
+   * committing may have committed before it could say so. A batch is one transaction, so its last
+   * row tells whether all of it is there; asked under the write lock (IMMEDIATE), so a writer still
+   * running elsewhere cannot commit it between the question and the insert.
+   */
+  writeOnce(batch: readonly LedgerRow[]): void {
+    this.#write(batch, true);
+  }
+
+  #write(batch: readonly LedgerRow[], once: boolean): void {
     const spend = new Map<string, number>();
     for (const row of batch)
       if (row.costUsd > 0) spend.set(row.keyId, (spend.get(row.keyId) ?? 0) + row.costUsd);
-    this.#database.exec('BEGIN');
+    this.#database.exec(once ? 'BEGIN IMMEDIATE' : 'BEGIN');
     try {
+      const last = batch.at(-1);
+      if (once && last !== undefined && this.#holds(last)) {
+        this.#database.exec('COMMIT');
+        return;
+      }
       let index = 0;
       for (; index + chunkRows <= batch.length; index += chunkRows) {
         const values: SQLInputValue[] = [];
@@ -53,7 +79,22 @@ export class SqliteLedgerWriter implements LedgerWriter {
       throw error;
     }
   }
+
+  #holds(row: LedgerRow): boolean {
+    return this.#findRow.get(row.keyId, row.createdAt, row.requestId, row.attempt) !== undefined;
+  }
 }
+
+/** The ledger's thread writes a store file through this module, on a connection of its own. */
+export function embeddedLedgerTarget(path: string): LedgerTarget {
+  return { writerModule: import.meta.url, path };
+}
+
+/** The ledger's thread's writer (`embeddedLedgerTarget`); the file's migrations are applied already. */
+export const openLedgerWriter: OpenLedgerWriter = (path) => {
+  const database = openDatabase(path);
+  return { writer: new SqliteLedgerWriter(database), close: () => database.close() };
+};
 
 /** Rows per multi-row INSERT (26 columns each: well under SQLite's parameter limit). */
 const chunkRows = 64;
