@@ -14,15 +14,16 @@ import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import { GatewayError, type FamilyId } from '../ir/index.ts';
 import type { ClientKey, ClientKeys } from '../keys/client-keys.ts';
 import type { Logger } from '../log/logger.ts';
-import { accountDelivery, ledgerRows, refusalRow } from '../usage/ledger-rows.ts';
+import { refusalRow } from '../usage/ledger-rows.ts';
 import type { LedgerSink } from '../usage/ledger.ts';
 import type { RequestContext } from '../usage/request-context.ts';
 import type { AdmissionControl, LimitsQuery } from './admission-control.ts';
 import { periodAccount, periodWindow } from '../keys/budget-period.ts';
 import { modelDenied, modelDeniedWith, overBudget, overPeriodBudget, rateLimited } from './refusals.ts';
 import type { BudgetHold, BudgetStore, Reservation } from './budgets.ts';
-import { estimateRequest, type Estimate } from './estimate.ts';
+import { estimateRequest } from './estimate.ts';
 import type { Acquisition, RateLimiter } from './rate-limiter.ts';
+import { createSettleRequest, logFailures, type Held } from './settle-request.ts';
 
 export interface PolicyDependencies {
   keys: ClientKeys;
@@ -51,53 +52,10 @@ type HeldAndAcquired =
   | { over: { spentUsd: number; budgetUsd: number } }
   | { reservation: Reservation | undefined; acquired: Acquisition };
 
-/**
- * What an admitted request holds until it settles: estimated tokens taken, budget reserved (the
- * lifetime hold, its key's id, and the periodic one, its period's account).
- */
-interface Held {
-  key: ClientKey;
-  /** Undefined while nothing was metered. */
-  estimate: Estimate | undefined;
-  reservations: Reservation[];
-  /** The estimate's tokens were drawn from the key's token window (reconciled at the end). */
-  drewTokens: boolean;
-}
-
 export function createAdmissionPolicy(dependencies: PolicyDependencies): AdmissionControl {
   const { keys, limiter, budgets, ledger, clock, logger } = dependencies;
-  const quietly = (promise: Promise<void>): void => {
-    promise.catch((error: unknown) =>
-      logger.error('limits store failed', { cause: error instanceof Error ? error.message : 'unknown' }),
-    );
-  };
-
-  /** Reconciles what admission `held` with what was delivered and writes the ledger rows. */
-  const settleWith = (
-    call: ChatCall,
-    prepared: PreparedRequest,
-    context: RequestContext,
-    held: Held,
-    result: DeliveryResult,
-  ): void => {
-    const { key, estimate, reservations } = held;
-    const accounted = accountDelivery(
-      call,
-      context,
-      result.delivered ? result : undefined,
-      estimate?.promptTokens ?? 0,
-      dependencies.pricingOf,
-    );
-    const usage = accounted.usage;
-    const used = usage === undefined ? 0 : usage.inputTokens + usage.outputTokens;
-    if (estimate !== undefined && held.drewTokens)
-      quietly(limiter.reconcile(key, prepared.entry.family, estimate.tokens, used, clock()));
-    for (const reservation of reservations) quietly(budgets.settle(reservation, accounted.costUsd));
-    // The lifetime spend is kept for every key, with a lifetime budget or not.
-    if (!reservations.some((reservation) => reservation.keyId === key.id))
-      budgets.record(key.id, accounted.costUsd);
-    for (const row of ledgerRows(call, prepared, context, result, accounted)) ledger.append(row);
-  };
+  const quietly = logFailures(logger);
+  const settleWith = createSettleRequest(dependencies);
 
   /**
    * A key the config declares unlimited on this family: its windows are metered for the headers,

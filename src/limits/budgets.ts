@@ -33,6 +33,13 @@ export interface HoldAndDraw {
   draw: DrawResult;
 }
 
+/** A key's own account after its request: its hold settled, or (no hold) its spend recorded. */
+export interface KeySettlement {
+  keyId: string;
+  reservation: Reservation | undefined;
+  costUsd: number;
+}
+
 export interface BudgetStore {
   /**
    * Reserves `worstCaseUsd` for the account (a key's id, or its period's account) when its
@@ -46,6 +53,19 @@ export interface BudgetStore {
    * run back to back in one process and nothing can come between them.
    */
   reserveWithDraws?: (hold: BudgetHold, draws: readonly Draw[]) => Promise<HoldAndDraw>;
+  /**
+   * A shared store's one-step settle: the key's own account (`settle` its hold, or `record`
+   * without one) and the token reconciliation (`tokens`, a rate-limit adjustment on the same
+   * store) in one round trip, both or neither. When the store cannot answer, `tokensFailed` is told
+   * first (the rate-limit store's failure policy applies to the adjustment), then the account fails
+   * as its own call would: a hold's settle rejects, a record is reported and resolves. Absent in
+   * memory, where the two are calls in one process.
+   */
+  settleWithAdjust?: (
+    settlement: KeySettlement,
+    tokens: Draw,
+    tokensFailed: (error: unknown) => void,
+  ) => Promise<void>;
   /** Replaces a reservation with what the request really cost (0 when nothing was billed). */
   settle(reservation: Reservation, costUsd: number): Promise<void>;
   /** Gives a reservation back unused (the request was refused after reserving). */

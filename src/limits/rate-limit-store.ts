@@ -69,6 +69,12 @@ export interface RateLimitStore {
    * refunds an admission.
    */
   adjust(draw: Draw, now: number): Promise<void>;
+  /**
+   * An adjustment a shared store could not make inside another store's round trip (the budget
+   * store's one-step settle): the failure policy applies as if `adjust` had failed. Absent where
+   * no other store shares the round trip.
+   */
+  adjustFailed?(draw: Draw, now: number, error: unknown): Promise<void>;
   /** Takes every draw without a check (metered, never refused) and returns the states after. */
   take(draws: readonly Draw[], now: number): Promise<BucketState[]>;
   /** The buckets' states without drawing. */

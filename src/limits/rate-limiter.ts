@@ -131,9 +131,28 @@ export class RateLimiter {
     used: number,
     now: number,
   ): Promise<void> {
-    if (reserved === used) return;
+    const tokens = this.reconciliation(key, family, reserved, used);
+    if (tokens !== undefined) await this.adjust(tokens, now);
+  }
+
+  /**
+   * What `reconcile` adjusts (undefined when nothing): a shared store may take it in the same round
+   * trip as the budget's settle.
+   */
+  reconciliation(key: LimitedKey, family: FamilyId, reserved: number, used: number): Draw | undefined {
+    if (reserved === used) return undefined;
     const [, tokens] = this.#buckets(key, family);
-    await this.#store.adjust({ bucket: tokens, amount: used - reserved }, now);
+    return { bucket: tokens, amount: used - reserved };
+  }
+
+  async adjust(draw: Draw, now: number): Promise<void> {
+    await this.#store.adjust(draw, now);
+  }
+
+  /** An adjustment the shared store could not make in another store's round trip: as a failed `adjust`. */
+  async adjustFailed(draw: Draw, now: number, error: unknown): Promise<void> {
+    if (this.#store.adjustFailed === undefined) throw error;
+    await this.#store.adjustFailed(draw, now, error);
   }
 
   /**

@@ -43,9 +43,14 @@ export class FailoverRateLimitStore implements RateLimitStore {
     try {
       await this.#shared.adjust(draw, now);
     } catch (error) {
-      this.#fallback(error);
-      this.#local.adjustNow(this.#localDraws([draw])[0] as Draw, now);
+      await this.adjustFailed(draw, now, error);
     }
+  }
+
+  adjustFailed(draw: Draw, now: number, error: unknown): Promise<void> {
+    this.#fallback(error);
+    this.#local.adjustNow(this.#localDraws([draw])[0] as Draw, now);
+    return Promise.resolve();
   }
 
   async take(draws: readonly Draw[], now: number): Promise<BucketState[]> {

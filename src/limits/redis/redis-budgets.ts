@@ -7,7 +7,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../ir/index.ts';
-import type { BudgetHold, BudgetStore, HoldAndDraw, Reservation, ReserveResult } from '../budgets.ts';
+import type {
+  BudgetHold,
+  BudgetStore,
+  HoldAndDraw,
+  KeySettlement,
+  Reservation,
+  ReserveResult,
+} from '../budgets.ts';
 import type { Draw } from '../rate-limit-store.ts';
 import type { RedisConnection } from './redis-connection.ts';
 import type { RedisRateLimitStore } from './redis-rate-limit-store.ts';
@@ -24,8 +31,9 @@ export interface RedisBudgetOptions {
   onError: (error: unknown) => void;
   /**
    * The rate-limit store on the same Redis: with it, a request with a budget is admitted in one
-   * round trip (`lua/admit.lua`: the hold and the buckets together). A client's budget and buckets
-   * share its hash tag, so one script may touch them all on a Redis Cluster too.
+   * round trip (`lua/admit.lua`: the hold and the buckets together), and a request is settled in
+   * one (`lua/settle-tokens.lua`: the key's spend and its token reconciliation). A client's budget
+   * and buckets share its hash tag, so one script may touch them all on a Redis Cluster too.
    */
   buckets?: RedisRateLimitStore;
 }
@@ -37,6 +45,11 @@ export class RedisBudgets implements BudgetStore {
   readonly #spent = new Map<string, number>();
 
   readonly reserveWithDraws?: (hold: BudgetHold, draws: readonly Draw[]) => Promise<HoldAndDraw>;
+  readonly settleWithAdjust?: (
+    settlement: KeySettlement,
+    tokens: Draw,
+    tokensFailed: (error: unknown) => void,
+  ) => Promise<void>;
 
   constructor(redis: RedisConnection, options: RedisBudgetOptions) {
     this.#redis = redis;
@@ -48,6 +61,19 @@ export class RedisBudgets implements BudgetStore {
         const id = randomUUID();
         const reply = await this.#hold('modelgateAdmit', hold, id, keys, args);
         return { budget: this.#reserved(hold, id, reply), draw: buckets.drawResult(draws, reply, 3) };
+      };
+    if (buckets !== undefined)
+      this.settleWithAdjust = async ({ keyId, reservation, costUsd }, tokens, tokensFailed) => {
+        const { keys, args } = buckets.bucketArguments([tokens]);
+        const holdId = reservation?.holdId ?? randomUUID();
+        try {
+          await this.#settle(keyId, holdId, costUsd, 'modelgateSettleTokens', keys, args);
+        } catch (error) {
+          tokensFailed(error);
+          // As `settle` (rejects: the caller logs it) or `record` (reported once per outage).
+          if (reservation !== undefined) throw error;
+          this.#options.onError(error);
+        }
       };
   }
 
@@ -121,13 +147,24 @@ export class RedisBudgets implements BudgetStore {
     return this.#spent.get(keyId) ?? this.#options.initialSpend.get(keyId) ?? 0;
   }
 
-  /** Off the request's path; retried once (the marker makes a replay charge nothing). */
-  async #settle(keyId: string, holdId: string, costUsd: number): Promise<void> {
-    const args = [holdId, Math.round(costUsd * 1e6), settledMarkerMs, this.#seed(keyId)];
+  /**
+   * Off the request's path; retried once (the marker makes a replay charge nothing, and change
+   * nothing else the script does). `keys` and `args` follow the settlement's own.
+   */
+  async #settle(
+    keyId: string,
+    holdId: string,
+    costUsd: number,
+    which: 'modelgateSettle' | 'modelgateSettleTokens' = 'modelgateSettle',
+    keys: readonly string[] = [],
+    args: readonly number[] = [],
+  ): Promise<void> {
+    const allKeys = [...this.#keys(keyId, holdId), ...keys];
+    const allArgs = [holdId, Math.round(costUsd * 1e6), settledMarkerMs, this.#seed(keyId), ...args];
     try {
-      await this.#redis.run('modelgateSettle', this.#keys(keyId, holdId), args);
+      await this.#redis.run(which, allKeys, allArgs);
     } catch {
-      await this.#redis.run('modelgateSettle', this.#keys(keyId, holdId), args);
+      await this.#redis.run(which, allKeys, allArgs);
     }
   }
 

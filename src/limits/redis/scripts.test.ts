@@ -15,7 +15,12 @@ test('every Lua file is part of a script, and each script is its parts in order'
     );
   }
   const serverNow = readFileSync(new URL('server-now.lua', luaDirectory), 'utf8');
-  for (const name of ['modelgateBuckets', 'modelgateReserve', 'modelgateAdmit'] as const)
+  for (const name of [
+    'modelgateBuckets',
+    'modelgateReserve',
+    'modelgateAdmit',
+    'modelgateSettleTokens',
+  ] as const)
     assert.ok(scripts[name].SCRIPT.startsWith(serverNow), `${name} starts from the server's clock`);
 });
 

@@ -36,7 +36,14 @@ export const scripts = {
   /** A budget hold and the rate-limit buckets in one step (see `lua/admit.lua`). */
   modelgateAdmit: script(lua('server-now.lua', 'budget-functions.lua', 'bucket-functions.lua', 'admit.lua')),
   /** A settlement, once per id (see `lua/settle.lua`). */
-  modelgateSettle: script(lua('settle.lua')),
+  modelgateSettle: script(lua('settle-functions.lua', 'settle.lua')),
+  /**
+   * A request's settlement and its token reconciliation in one step, once per id (see
+   * `lua/settle-tokens.lua`): one round trip after the answer instead of two.
+   */
+  modelgateSettleTokens: script(
+    lua('server-now.lua', 'bucket-functions.lua', 'settle-functions.lua', 'settle-tokens.lua'),
+  ),
 };
 
 export type ScriptName = keyof typeof scripts;
