@@ -1,9 +1,10 @@
 /**
  * A gateway configured with none of the optional backends loads none of their libraries: no
  * PostgreSQL or Redis client, no OpenTelemetry SDK or exporter, no cloud SDK, no AWS signing, no
- * dashboard chart library; not at start and not for a chat request. Each would be resident memory
- * the idle gateway never uses (bench/README.md, "Memory"). Every module is imported after the
- * resolve hook is in place (each test file runs in its own process).
+ * dashboard chart library, nor undici's entry point (its fetch, WebSocket and mock agents); not at
+ * start and not for a chat request. Each would be resident memory the idle gateway never uses
+ * (bench/README.md, "Memory"). Every module is imported after the resolve hook is in place (each
+ * test file runs in its own process).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,9 +36,13 @@ const optionalLibraries = [
 ];
 
 function loadedOptionalLibraries(): string[] {
-  return optionalLibraries.filter((library) =>
+  const loaded = optionalLibraries.filter((library) =>
     [...resolved].some((url) => url.includes(`/node_modules/${library}/`)),
   );
+  // undici's entry point (fetch, WebSocket, the mock agents…): the gateway loads its pool alone.
+  if ([...resolved].some((url) => url.endsWith('/node_modules/undici/index.js')))
+    loaded.push('undici/index.js');
+  return loaded;
 }
 
 test('an unconfigured gateway loads no optional backend library, at start or for a chat', async () => {
