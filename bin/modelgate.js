@@ -72,10 +72,17 @@ if (flags.length > 0) {
   process.execve(process.execPath, argv, { ...process.env, MODELGATE_SERVE_REEXEC: '1' });
 }
 
-// Start-up allocates in a burst that would grow V8's young generation for good: it is held at its
-// initial size until the server listens (src/cli/young-generation.ts lets it grow then).
-if (process.argv[2] === 'serve' && !/--semi-space-growth-factor/.test(given()))
-  setFlagsFromString('--semi-space-growth-factor=1');
+// Start-up allocates in a burst that would grow V8's young generation for good, and its hot loops
+// would page in the optimizing compilers for code that runs once (~12 MiB of idle RSS between
+// them): both are held back until the server listens (src/cli/start-up-v8.ts lets them go then,
+// and makes the same tests of the operator's own flags).
+if (process.argv[2] === 'serve') {
+  if (!/--semi-space-growth-factor/.test(given())) setFlagsFromString('--semi-space-growth-factor=1');
+  if (!/--(no-)?(opt|turbofan|maglev)\b|--max-opt\b/.test(given())) {
+    setFlagsFromString('--no-maglev');
+    setFlagsFromString('--no-turbofan');
+  }
+}
 
 const built = builtAt();
 if (built !== undefined && !newerSource(built)) await import('../dist/cli/main.js');

@@ -11,7 +11,7 @@ import { startGateway } from '../server/start-gateway.ts';
 import { StoreUnavailableError } from '../store/store-errors.ts';
 import { startBanner } from './banner.ts';
 import { parseWorkers, runPrimary, workerListening } from './workers.ts';
-import { letYoungGenerationGrow } from './young-generation.ts';
+import { endStartUp } from './start-up-v8.ts';
 
 export async function runServe(argv: string[]): Promise<void> {
   let config: Config;
@@ -35,6 +35,8 @@ export async function runServe(argv: string[]): Promise<void> {
   }
   try {
     if (cluster.isPrimary && workers > 1) {
+      // The primary serves no request; it merges the workers' metrics, with its compilers back.
+      endStartUp();
       await runPrimary(config, workers);
       return;
     }
@@ -57,8 +59,9 @@ export async function runServe(argv: string[]): Promise<void> {
 async function serve(config: Config): Promise<void> {
   // A worker's `/metrics` serves the whole group's, merged by the primary.
   const gateway = await startGateway(config, undefined, { metricsThroughPrimary: cluster.isWorker });
-  // Start-up is over: from here on the young generation sizes itself to the traffic.
-  letYoungGenerationGrow();
+  // Start-up is over: from here on the young generation sizes itself to the traffic and the
+  // optimizing compilers run (start-up-v8.ts).
+  endStartUp();
   // A process made to exit without `close`: above all a worker whose primary died (`kill -9`),
   // which node:cluster ends at once with process.exit. Its last ledger rows are a synchronous
   // local write away: written on the way out rather than lost.

@@ -8,7 +8,7 @@
  * body stream, no async-resource bookkeeping and no URL parsing per call. On a 1-connection
  * benchmark that is a measurable share of the gateway's whole added latency.
  */
-import { Pool } from 'undici';
+import { Pool } from './undici-parts.ts';
 import type { UpstreamRequest } from '../codecs/codec.ts';
 import type { UpstreamResponse, UpstreamTransport } from './transport.ts';
 import { UpstreamCall } from './upstream-call.ts';

@@ -1,5 +1,5 @@
 /** Upstream transport failures in the gateway's vocabulary. */
-import { errors as undiciErrors } from 'undici';
+import { undiciErrors } from './undici-parts.ts';
 import { GatewayError } from '../ir/index.ts';
 
 /** Maps undici failures to client-safe errors; a timer's abort reason is reported as is. */
