@@ -11,7 +11,7 @@
  * In flight, ledger queue depth and breakers are read when scraped.
  */
 import type { BreakerState } from '../routing/breaker.ts';
-import type { LedgerRow } from '../usage/ledger.ts';
+import type { LedgerRow, LedgerThreadEvents } from '../usage/ledger.ts';
 import type { RequestTimeline } from '../usage/request-timeline.ts';
 import {
   durationBounds,
@@ -55,6 +55,7 @@ export interface ScrapeSources {
   inFlight(): number;
   shed(): number;
   ledgerQueue(): number;
+  ledgerThread?(): LedgerThreadEvents | undefined;
   breakers(): Iterable<BreakerView>;
 }
 
@@ -157,6 +158,13 @@ export class GatewayMetrics {
       [[], this.#sources?.ledgerQueue() ?? 0],
     ]);
     registry.gauge(
+      'modelgate_ledger_thread_events_total',
+      "The ledger's writer thread: restarts after it died, hand-offs that waited on a full queue or kept their rows for later, rows written on the main thread instead.",
+      ['event'],
+      () => this.#ledgerThreadEvents(),
+      'counter',
+    );
+    registry.gauge(
       'modelgate_breaker_state',
       'Circuit breaker of each deployment: 1 for its current state.',
       ['modelgate_deployment', 'gen_ai_request_model', 'state'],
@@ -242,6 +250,15 @@ export class GatewayMetrics {
   /** Current values as plain data (the dashboard reads these). */
   snapshot(): MetricSnapshot[] {
     return this.registry.snapshot();
+  }
+
+  *#ledgerThreadEvents(): Iterable<readonly [readonly string[], number]> {
+    const events = this.#sources?.ledgerThread?.();
+    if (events === undefined) return;
+    yield [['restart'], events.restarts];
+    yield [['queue_full_wait'], events.queueFullWaits];
+    yield [['held_back'], events.heldBack];
+    yield [['written_on_main_thread'], events.writtenHere];
   }
 
   *#breakerStates(): Iterable<readonly [readonly string[], number]> {

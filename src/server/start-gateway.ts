@@ -154,6 +154,7 @@ export async function startGateway(
     inFlight: () => guard.inFlight,
     shed: () => guard.shed,
     ledgerQueue: () => ledger.pending,
+    ledgerThread: () => ledger.threadEvents?.(),
     breakers: function* () {
       const now = upstreams.clock.now();
       for (const { deployment, model, breaker, misconfigured } of upstreams.breakers())

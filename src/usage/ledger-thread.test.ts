@@ -7,6 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { openDatabase, type Database } from '../store/sqlite/database.ts';
 import { SqliteLedgerWriter } from '../store/sqlite/sqlite-ledger-writer.ts';
 import { sampleLedgerRows } from '../store/sqlite/test-kit.ts';
+import { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import { ThreadedLedger } from './ledger-thread.ts';
 import { embeddedLedgerTarget } from '../store/sqlite/sqlite-ledger-writer.ts';
 import { outboxLedgerTarget } from '../store/postgres/ledger-outbox.ts';
@@ -206,6 +207,34 @@ test('the live tail sees every row as it is appended, through a detached watch',
     seen,
     rows.map((row) => row.requestId),
   );
+  await ledger.close();
+  database.close();
+});
+
+test('what the thread went through reaches /metrics: a crash is one restart', async () => {
+  const { path, database } = storeFile();
+  const ledger = new ThreadedLedger(embeddedLedgerTarget(path), () => new SqliteLedgerWriter(database), {
+    flushWindowMs: 1,
+    onError: () => undefined,
+  });
+  const metrics = new GatewayMetrics({ models: [], perKeyLabels: false, maxSeries: 100 });
+  metrics.collectFrom({
+    inFlight: () => 0,
+    shed: () => 0,
+    ledgerQueue: () => ledger.pending,
+    ledgerThread: () => ledger.threadEvents(),
+    breakers: () => [],
+  });
+  const restarts = (): string | undefined =>
+    metrics
+      .render()
+      .split('\n')
+      .find((line) => line.startsWith('modelgate_ledger_thread_events_total{event="restart"}'));
+  assert.equal(restarts(), 'modelgate_ledger_thread_events_total{event="restart"} 0');
+  await ledger.crashThreadForTest();
+  for (const row of sampleLedgerRows(10, 0)) ledger.append(row);
+  await until(() => ledger.pending === 0, 'the rows acknowledged by the new thread');
+  assert.equal(restarts(), 'modelgate_ledger_thread_events_total{event="restart"} 1');
   await ledger.close();
   database.close();
 });

@@ -25,6 +25,7 @@ import {
   type Ledger,
   type LedgerOptions,
   type LedgerRow,
+  type LedgerThreadEvents,
   type LedgerWriter,
 } from './ledger.ts';
 import { HandOffQueue } from './ledger-handoff.ts';
@@ -86,6 +87,9 @@ export class ThreadedLedger implements Ledger {
   heldBack = 0;
   /** Rows written on this thread (after `close`, or for a thread that did not answer). */
   writtenHere = 0;
+
+  /** Its counters above, read when /metrics is scraped. */
+  readonly threadEvents = (): LedgerThreadEvents => this;
 
   constructor(target: LedgerTarget, writerHere: () => LedgerWriter, options: ThreadedLedgerOptions = {}) {
     this.#target = target;

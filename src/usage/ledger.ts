@@ -69,6 +69,20 @@ export interface Ledger extends LedgerSink {
   close(): Promise<void>;
   /** Calls `watcher` with each row appended from now on; returns what stops it (the live tail). */
   readonly watch?: (watcher: (row: LedgerRow) => void) => () => void;
+  /** A ledger written by a thread of its own: what went wrong with it so far (for /metrics). */
+  readonly threadEvents?: () => LedgerThreadEvents;
+}
+
+/** Counts since start of what a ledger's writer thread went through (`ledger-thread.ts`). */
+export interface LedgerThreadEvents {
+  /** The thread was started again after it exited on its own. */
+  restarts: number;
+  /** A hand-off found the queue full and waited for the thread. */
+  queueFullWaits: number;
+  /** A hand-off's rows stayed in memory because the thread did not make room in time. */
+  heldBack: number;
+  /** Rows written on the main thread (after `close`, or for a thread that did not answer). */
+  writtenHere: number;
 }
 
 /** Writes one batch in one transaction, synchronously; throws when nothing was written. */
