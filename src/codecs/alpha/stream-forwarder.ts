@@ -38,8 +38,7 @@ class AlphaStreamForwarder implements StreamForwarder {
   }
 
   forward(events: string, start: number, write: (text: string) => void): number {
-    if ((this.#start === '' || !events.startsWith(this.#start, start)) && !this.#learn(events, start))
-      return -1;
+    if (!this.#startsWithStart(events, start) && !this.#learn(events, start)) return -1;
     const rest = start + this.#start.length;
     // The first finish_reason is the last choice's, and null: one choice, unfinished.
     const reason = events.indexOf('"finish_reason"', rest);
@@ -49,6 +48,16 @@ class AlphaStreamForwarder implements StreamForwarder {
     if (end === -1 || events.indexOf('\n', rest) !== end - 2) return -1;
     write(this.#renamedStart + events.slice(rest, end));
     return end;
+  }
+
+  /**
+   * Whether the chunk at `start` begins with the learned start. Compared as a slice: V8's
+   * `startsWith` walks a ~200-character needle a character at a time (~6 µs per 20-chunk stream),
+   * string equality compares the slice's memory at once.
+   */
+  #startsWithStart(events: string, start: number): boolean {
+    const expected = this.#start;
+    return expected !== '' && events.slice(start, start + expected.length) === expected;
   }
 
   /** Takes the start of the chunk at `from` as the stream's, when it is plain: strings and numbers, no error or usage. */
