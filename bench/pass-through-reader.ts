@@ -4,10 +4,11 @@
  * interleaved, CPU per stream. It isolates what the A/B (`ab.ts`) measures with the whole gateway
  * around it, on a machine too noisy to show a few µs there.
  *
- *   node bench/pass-through-reader.ts [--streams 20000] [--rounds 6] [--reads 1] [--family alpha|beta] <checkout>...
+ *   node bench/pass-through-reader.ts [--streams 20000] [--rounds 6] [--reads 1] [--family alpha|beta] [--translated] <checkout>...
  *
  * `--reads`: how many reads the stream arrives in (the mock writes it at once: 1 or 2 in practice);
- * `--family beta`: the rig's 20-chunk B stream instead.
+ * `--family beta`: the rig's 20-chunk B stream instead; `--translated`: the B stream through
+ * `streamTranslated` to an A client (the rig's stream-anthropic), every byte written collected.
  */
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
@@ -21,6 +22,7 @@ const { values, positionals } = parseArgs({
     rounds: { type: 'string', default: '6' },
     reads: { type: 'string', default: '1' },
     family: { type: 'string', default: 'alpha' },
+    translated: { type: 'boolean', default: false },
   },
 });
 
@@ -62,7 +64,8 @@ const betaBody = [
   ),
   event('message_stop', '{"type":"message_stop"}'),
 ].join('');
-const family = values.family === 'beta' ? 'beta' : 'alpha';
+const translated = values.translated;
+const family = values.family === 'beta' || translated ? 'beta' : 'alpha';
 const bytes = Buffer.from(family === 'beta' ? betaBody : body);
 const readCount = Number(values.reads);
 const reads = Array.from({ length: readCount }, (_, index) =>
@@ -82,7 +85,9 @@ async function load(directory: string): Promise<Checkout> {
   // Older checkouts export it from the pipeline, newer ones from its own file.
   const pipeline = (await import(at('src/gateway/stream-pipeline.ts'))) as Record<string, unknown>;
   const own = await import(at('src/gateway/pass-through-stream.ts')).catch(() => ({}));
-  const streamPassThrough = (own as Record<string, unknown>).streamPassThrough ?? pipeline.streamPassThrough;
+  const streamPassThrough = translated
+    ? pipeline.streamTranslated
+    : ((own as Record<string, unknown>).streamPassThrough ?? pipeline.streamPassThrough);
   const { familyCodec } = (await import(at('src/surfaces/registry.ts'))) as {
     familyCodec: (id: string) => { createStreamDecoder: (context: unknown) => unknown };
   };
@@ -93,7 +98,8 @@ async function load(directory: string): Promise<Checkout> {
   const { createUpstreamErrorScrubber } = (await import(at('src/upstream/upstream-error-text.ts'))) as {
     createUpstreamErrorScrubber: (secrets: string[], hosts: string[]) => unknown;
   };
-  const surface = familyCodec(family);
+  const surface = familyCodec(translated ? 'alpha' : family);
+  const upstreamCodec = familyCodec(family);
   const scrubber = createUpstreamErrorScrubber(['sk-mock'], []);
   const signal = new AbortController().signal;
   const context = { model: 'A-3', includeUsage: false, legacyFunctions: false };
@@ -102,7 +108,10 @@ async function load(directory: string): Promise<Checkout> {
     started: false,
     sendJson: () => undefined,
     startStream: () => undefined,
-    write: () => undefined,
+    write: (text: string) => {
+      written += text.length;
+      return undefined;
+    },
     end: () => undefined,
   };
   const run = streamPassThrough as (stream: unknown, response: unknown, control: unknown) => Promise<unknown>;
@@ -119,28 +128,38 @@ async function load(directory: string): Promise<Checkout> {
         text: () => Promise.resolve(bytes.toString()),
         cancel: () => undefined,
       };
-      const stream = { surface, decoder: surface.createStreamDecoder(decodeContext), context, scrubber };
+      const stream = {
+        surface,
+        decoder: upstreamCodec.createStreamDecoder(decodeContext),
+        context,
+        scrubber,
+      };
       await run(stream, response, { sink, signal, timers, maxEventBytes: 1 << 20, begin: () => undefined });
       timers.stop();
     },
   };
 }
 
+/** Characters the sinks were given: the same per checkout, or one of them writes something else. */
+let written = 0;
 const checkouts = await Promise.all(positionals.map(load));
 const perStream = new Map<Checkout, number[]>(checkouts.map((checkout) => [checkout, []]));
+const charsPerStream = new Map<Checkout, number>();
 const streams = Number(values.streams);
 for (const checkout of checkouts) for (let index = 0; index < 2000; index++) await checkout.run();
 for (let round = 0; round < Number(values.rounds); round++) {
   const order = round % 2 === 0 ? checkouts : [...checkouts].reverse();
   for (const checkout of order) {
+    written = 0;
     const start = process.cpuUsage();
     for (let index = 0; index < streams; index++) await checkout.run();
     const used = process.cpuUsage(start);
+    charsPerStream.set(checkout, written / streams);
     perStream.get(checkout)?.push((used.user + used.system) / streams);
   }
 }
 for (const [checkout, figures] of perStream) {
   process.stdout.write(
-    `${checkout.name.padEnd(24)} ${median(figures).toFixed(2)} µs CPU per stream [${figures.map((figure) => figure.toFixed(1)).join(' ')}]\n`,
+    `${checkout.name.padEnd(24)} ${median(figures).toFixed(2)} µs CPU per stream [${figures.map((figure) => figure.toFixed(1)).join(' ')}], ${charsPerStream.get(checkout)} characters written\n`,
   );
 }

@@ -3,6 +3,7 @@
  * wire form, read here with native searches instead of JSON.parse (the decoder's hottest path,
  * apart from the state it keeps).
  */
+import { startsAt } from '../shared/scan-event.ts';
 
 /** The fixed parts of a plain text chunk (`plainTextChunk`). */
 const choicesOpening = '"choices":[{"index":';
@@ -46,15 +47,15 @@ export function plainTextChunk(data: string): PlainTextChunk | undefined {
   if (at <= 0 || data.indexOf('[') !== at + 10 || data.indexOf('{', 1) !== at + 11) return undefined;
   const indexStart = at + choicesOpening.length;
   const indexEnd = data.indexOf(',', indexStart);
-  if (indexEnd === -1 || !data.startsWith(contentOpening, indexEnd)) return undefined;
+  if (indexEnd === -1 || !startsAt(data, contentOpening, indexEnd)) return undefined;
   const index = wholeNumber(data, indexStart, indexEnd);
   if (index === undefined) return undefined;
   const textStart = indexEnd + contentOpening.length;
   const textEnd = data.indexOf('"', textStart);
   if (textEnd === -1) return undefined;
   let rest = textEnd;
-  if (data.startsWith(withLogprobs, rest)) rest += withLogprobs.length;
-  else if (data.startsWith(withoutLogprobs, rest)) rest += withoutLogprobs.length;
+  if (startsAt(data, withLogprobs, rest)) rest += withLogprobs.length;
+  else if (startsAt(data, withoutLogprobs, rest)) rest += withoutLogprobs.length;
   else return undefined;
   if (data.startsWith(nullUsage, rest)) rest += nullUsage.length;
   if (data.startsWith(obfuscationOpening, rest)) {

@@ -9,6 +9,7 @@ import { GatewayError, isJsonObject } from '../../ir/index.ts';
 import type { SseMessage } from '../../sse/parse-sse.ts';
 import { decodeStreamError } from './errors.ts';
 import { decodeFinishReason } from './finish-reason.ts';
+import { startsAt } from '../shared/scan-event.ts';
 import { count, thinkingTokens } from './usage.ts';
 
 /** One B content block: its IR index, or `skip` for redacted thinking / server-tool blocks (no IR form). */
@@ -161,9 +162,9 @@ export class BetaStreamDecoder implements StreamDecoder {
    * One leniency: a raw control character in the text (invalid JSON) is passed on, not refused.
    */
   #plainTextDelta(data: string, emit: EmitStreamEvent): boolean {
-    if (!data.startsWith(textDeltaPrefix) || !data.endsWith(textDeltaSuffix)) return false;
+    if (!startsAt(data, textDeltaPrefix) || !data.endsWith(textDeltaSuffix)) return false;
     const indexEnd = data.indexOf(',', textDeltaPrefix.length);
-    if (indexEnd <= textDeltaPrefix.length || !data.startsWith(textDeltaMiddle, indexEnd)) return false;
+    if (indexEnd <= textDeltaPrefix.length || !startsAt(data, textDeltaMiddle, indexEnd)) return false;
     const wireIndex = Number(data.slice(textDeltaPrefix.length, indexEnd));
     const textStart = indexEnd + textDeltaMiddle.length;
     const textEnd = data.length - textDeltaSuffix.length;

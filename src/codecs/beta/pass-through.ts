@@ -17,6 +17,7 @@ import { plainEventEnd } from '../../sse/scan-events.ts';
 import { sseData, sseEvent } from '../../sse/write-sse.ts';
 import { minThinkingBudget } from '../shared/reasoning-budget.ts';
 import { renameOnlyTopLevelField, renameStringField } from '../shared/rename-field.ts';
+import { startsAt } from '../shared/scan-event.ts';
 import { checkCacheBreakpoints, upstreamHeaders } from './encode-request.ts';
 import { betaFeatures, betaFeaturesHeader, clientVersion, versionHeader } from './version-headers.ts';
 import { messagesPath } from './wire.ts';
@@ -127,7 +128,7 @@ function forwardStreamMessage(message: SseMessage, context: ResponseContext): st
  */
 const forwarder: StreamForwarder = {
   forward(events, start, write) {
-    if (!events.startsWith('event: content_block_', start) && !events.startsWith('event: ping', start))
+    if (!startsAt(events, 'event: content_block_', start) && !startsAt(events, 'event: ping', start))
       return -1;
     const end = plainEventEnd(events, start);
     if (end !== -1) write(events.slice(start, end));
