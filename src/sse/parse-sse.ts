@@ -52,7 +52,7 @@ export class SseParser {
   /** Flush at end of input: a final event without a trailing blank line still counts. */
   end(emit: SseEmit): void {
     this.#take(this.#decoder.decode(), emit);
-    if (this.#pendingLength > 0) this.#processLine(this.#line(''), emit);
+    if (this.#pendingLength > 0) this.#processHeldLine('', emit);
     this.#dispatch(emit);
   }
 
@@ -70,8 +70,14 @@ export class SseParser {
   #newlines(text: string, emit: SseEmit): number {
     let start = 0;
     let end = text.indexOf('\n');
+    if (end !== -1 && this.#pendingLength > 0) {
+      this.#processHeldLine(text.slice(0, end), emit);
+      start = end + 1;
+      end = text.indexOf('\n', start);
+    }
+    // Read where they are: no line is sliced out (only a field's value is).
     while (end !== -1) {
-      this.#processLine(this.#line(text.slice(start, end)), emit);
+      this.#processLine(text, start, end, emit);
       start = end + 1;
       end = text.indexOf('\n', start);
     }
@@ -84,7 +90,7 @@ export class SseParser {
     for (let position = 0; position < text.length; position++) {
       const code = text.charCodeAt(position);
       if (code !== 10 && code !== 13) continue;
-      this.#processLine(this.#line(text.slice(start, position)), emit);
+      this.#processHeldLine(text.slice(start, position), emit);
       if (code === 13) {
         if (position + 1 < text.length) {
           if (text.charCodeAt(position + 1) === 10) position++;
@@ -98,12 +104,14 @@ export class SseParser {
   }
 
   /** A whole line: the pieces held so far, then `tail`. */
-  #line(tail: string): string {
-    if (this.#pendingLength === 0) return tail;
-    const line = this.#pending.join('') + tail;
-    this.#pending = [];
-    this.#pendingLength = 0;
-    return line;
+  #processHeldLine(tail: string, emit: SseEmit): void {
+    let line = tail;
+    if (this.#pendingLength > 0) {
+      line = this.#pending.join('') + tail;
+      this.#pending = [];
+      this.#pendingLength = 0;
+    }
+    this.#processLine(line, 0, line.length, emit);
   }
 
   #checkSize(): void {
@@ -115,20 +123,20 @@ export class SseParser {
     throw new SseEventTooLarge(this.#maxEventChars);
   }
 
-  #processLine(line: string, emit: SseEmit): void {
-    if (line.length === 0) {
+  /** The line `text[lineStart, lineEnd)`. */
+  #processLine(text: string, lineStart: number, lineEnd: number, emit: SseEmit): void {
+    if (lineEnd === lineStart) {
       this.#dispatch(emit);
       return;
     }
-    if (line.charCodeAt(0) === 58) return; // ":" comment line
-    const colon = line.indexOf(':');
-    // The field name is compared in place (no slice): `data` and `event` are all that count.
-    const fieldLength = colon === -1 ? line.length : colon;
-    const isData = fieldLength === 4 && line.startsWith('data');
-    if (!isData && !(fieldLength === 5 && line.startsWith('event'))) return;
-    let start = colon === -1 ? line.length : colon + 1;
-    if (line.charCodeAt(start) === 32) start++;
-    const value = start === 0 ? line : line.slice(start);
+    // The field name (up to the first colon, else the whole line) is compared in place, never
+    // searched for past the line: `data` and `event` are all that count; a comment (`:`) is neither.
+    const isData = isField(text, lineStart, lineEnd, 'data');
+    if (!isData && !isField(text, lineStart, lineEnd, 'event')) return;
+    let start = lineStart + (isData ? 4 : 5);
+    if (start < lineEnd) start++; // the colon
+    if (start < lineEnd && text.charCodeAt(start) === 32) start++;
+    const value = text.slice(start, lineEnd);
     if (!isData) this.#event = value;
     else {
       this.#data = this.#data === undefined ? value : `${this.#data}\n${value}`;
@@ -141,4 +149,14 @@ export class SseParser {
     this.#event = undefined;
     this.#data = undefined;
   }
+}
+
+/** Whether the line `text[lineStart, lineEnd)` is field `name`: the name, then a colon or the line's end. */
+function isField(text: string, lineStart: number, lineEnd: number, name: string): boolean {
+  const nameEnd = lineStart + name.length;
+  return (
+    nameEnd <= lineEnd &&
+    text.startsWith(name, lineStart) &&
+    (nameEnd === lineEnd || text.charCodeAt(nameEnd) === 58)
+  );
 }
