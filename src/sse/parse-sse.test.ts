@@ -20,6 +20,22 @@ test('parses named events, data-only events, comments and multi-line data', () =
   ]);
 });
 
+test('a field is its name up to the first colon: bare names, other fields and look-alikes', () => {
+  const text =
+    'data\n\nevent\ndata:x\n\ndataX: no\nevents: no\nid: 7\nretry: 10\ndata:  two spaces\n\n' +
+    'data:a:b\nevent:e:f\n\n';
+  const expected = [
+    { event: undefined, data: '' },
+    { event: '', data: 'x' },
+    { event: undefined, data: ' two spaces' },
+    { event: 'e:f', data: 'a:b' },
+  ];
+  assert.deepEqual(parseAll([text]), expected);
+  // Held across reads, split inside a field's name or value, the lines read the same.
+  for (let cut = 1; cut < text.length; cut++)
+    assert.deepEqual(parseAll([text.slice(0, cut), text.slice(cut)]), expected, `cut at ${cut}`);
+});
+
 test('accepts CRLF and CR line ends, and a final event without a blank line', () => {
   assert.deepEqual(parseAll(['data: x\r\n\r\ndata: y\r\rdata: z']), [
     { event: undefined, data: 'x' },
