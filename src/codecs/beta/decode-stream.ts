@@ -7,9 +7,9 @@ import type { DecodeContext, EmitStreamEvent, StreamDecoder } from '../codec.ts'
 import type { JsonObject, Usage } from '../../ir/index.ts';
 import { GatewayError, isJsonObject } from '../../ir/index.ts';
 import type { SseMessage } from '../../sse/parse-sse.ts';
+import { startsAt } from '../shared/scan-event.ts';
 import { decodeStreamError } from './errors.ts';
 import { decodeFinishReason } from './finish-reason.ts';
-import { startsAt } from '../shared/scan-event.ts';
 import { count, thinkingTokens } from './usage.ts';
 
 /** One B content block: its IR index, or `skip` for redacted thinking / server-tool blocks (no IR form). */

@@ -8,7 +8,7 @@
 const colon = 0x3a;
 
 /**
- * Whether `text` holds `expected` at `at`: `text.startsWith(expected, at)`, compared as a slice.
+ * Whether `text` holds `expected` at `at` (not negative): `text.startsWith(expected, at)`, compared as a slice.
  * V8's `startsWith` compares a character at a time (~2 ns each); string equality compares memory,
  * which matters on a stream's path, where each event is checked against 20–200-character constants.
  */
