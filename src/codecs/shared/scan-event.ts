@@ -8,9 +8,10 @@
 const colon = 0x3a;
 
 /**
- * Whether `text` holds `expected` at `at` (not negative): `text.startsWith(expected, at)`, compared as a slice.
- * V8's `startsWith` compares a character at a time (~2 ns each); string equality compares memory,
- * which matters on a stream's path, where each event is checked against 20–200-character constants.
+ * Whether `text` holds `expected` at `at` (not negative): `text.startsWith(expected, at)`, compared
+ * as a slice. V8's `startsWith` compares a character at a time (~2 ns each); string equality
+ * compares memory, which matters on a stream's path, where each event is checked against
+ * 20–200-character constants.
  */
 export function startsAt(text: string, expected: string, at = 0): boolean {
   return text.slice(at, at + expected.length) === expected;
