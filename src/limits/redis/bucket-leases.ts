@@ -43,7 +43,7 @@ interface Lease {
   left: number[];
   /** The Redis time its admissions are recorded at: what a refund names. */
   at: number;
-  /** `performance.now()` when it was granted, and after which it is not used. */
+  /** `performance.now()` when it was granted, and after which it is not used (its request's sending + its life). */
   grantedAt: number;
   until: number;
   /** The buckets as Redis told them when the lease was taken (the lease counted as taken). */
@@ -168,6 +168,9 @@ export class BucketLeases implements RateLimitStore {
       bucket.kind === 'window' ? requests * Math.max(1, amount) : requests * amount,
     );
     const { lifeMs, share } = this.#options;
+    // The lease ends its life after this moment: the script ran later, and recorded what the lease
+    // takes as of its own time plus the life, so every use comes before that time.
+    const sentAt = performance.now();
     const { result, extras } = await this.#redis.lease(draws, wanted, lifeMs, share);
     if (!result.allowed || !extras.some((extra) => extra > 0)) {
       this.#oneByOne.add(first);
@@ -180,7 +183,7 @@ export class BucketLeases implements RateLimitStore {
       left: extras,
       at: result.at,
       grantedAt,
-      until: grantedAt + lifeMs,
+      until: sentAt + lifeMs,
       states: result.states,
     };
     const replaced = this.#leases.get(first);
