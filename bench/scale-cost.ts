@@ -10,6 +10,7 @@
  *
  * scenario: chat-openai (A-3) | chat-anthropic (B-4) | stream-openai (20 chunks); default all three.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -86,6 +87,16 @@ const gateways = setups.map((setup) => {
   return { ...setup, pid: child.pid ?? 0 };
 });
 
+/** Script calls Redis has run so far (`INFO commandstats`: EVALSHA and EVAL). */
+function scriptCalls(): number {
+  const info = execFileSync('redis-cli', ['-p', String(redis.port), 'info', 'commandstats'], {
+    encoding: 'utf8',
+  });
+  const calls = (command: string): number =>
+    Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+  return calls('evalsha') + calls('eval');
+}
+
 function bodyFor(scenario: string): string {
   return JSON.stringify({
     model: scenario.endsWith('anthropic') ? 'B-4' : 'A-3',
@@ -112,7 +123,7 @@ try {
     const results = new Map(
       gateways.map((gateway) => [
         gateway,
-        [] as { cpu: number; rps: number; redis: number; primary: number }[],
+        [] as { cpu: number; rps: number; redis: number; primary: number; scripts: number }[],
       ]),
     );
     const url = (port: number): string => `http://127.0.0.1:${port}/v1/chat/completions`;
@@ -124,12 +135,15 @@ try {
           ...processTree(gateway.pid),
           ...(gateway.redisPid === undefined ? [] : [gateway.redisPid]),
         ];
+        const scriptsBefore = gateway.redisPid === undefined ? 0 : scriptCalls();
         const run = measureCpu(pids, url(gateway.port), script, connections, seconds);
+        const scripts = gateway.redisPid === undefined ? 0 : (scriptCalls() - scriptsBefore) / run.requests;
         results.get(gateway)?.push({
           cpu: run.cpuMicrosPerRequest,
           rps: run.requestsPerSecond,
           redis: gateway.redisPid === undefined ? 0 : (run.perProcess.get(gateway.redisPid) ?? 0),
           primary: run.perProcess.get(gateway.pid) ?? 0,
+          scripts,
         });
       }
     }
@@ -144,7 +158,8 @@ try {
           `[${rows.map((rep) => rep.cpu.toFixed(0)).join(' ')}]` +
           (gateway.redisPid === undefined
             ? ''
-            : ` (primary ${median(rows.map((rep) => rep.primary)).toFixed(1)}, Redis ${median(rows.map((rep) => rep.redis)).toFixed(1)})`) +
+            : ` (primary ${median(rows.map((rep) => rep.primary)).toFixed(1)}, Redis ${median(rows.map((rep) => rep.redis)).toFixed(1)}, ` +
+              `${median(rows.map((rep) => rep.scripts)).toFixed(3)} scripts/req)`) +
           `, ${median(rows.map((rep) => rep.rps)).toFixed(0)} req/s on one core, ` +
           `${(1e6 / cpu).toFixed(0)} req/s per core of work\n`,
       );

@@ -172,7 +172,12 @@ export function measureCpu(
   script: string,
   connections: number,
   seconds: number,
-): { cpuMicrosPerRequest: number; perProcess: Map<number, number>; requestsPerSecond: number } {
+): {
+  cpuMicrosPerRequest: number;
+  perProcess: Map<number, number>;
+  requestsPerSecond: number;
+  requests: number;
+} {
   const before = pids.map((pid) => cpuMicros(pid) ?? 0);
   const run = wrk(url, script, connections, seconds);
   const perProcess = new Map(
@@ -183,7 +188,12 @@ export function measureCpu(
     throw new Error(`${url}: failed answers\n${run.output}`);
   if (run.failed > 0) process.stderr.write(`${url}: ${run.failed} failed answers of ${run.requests}\n`);
   const total = [...perProcess.values()].reduce((sum, value) => sum + value, 0);
-  return { cpuMicrosPerRequest: total, perProcess, requestsPerSecond: run.requestsPerSecond };
+  return {
+    cpuMicrosPerRequest: total,
+    perProcess,
+    requestsPerSecond: run.requestsPerSecond,
+    requests: run.requests,
+  };
 }
 
 export async function ready(url: string, body: string, authorization: string): Promise<void> {

@@ -141,6 +141,7 @@ export async function createKeyServices(
       };
     },
     async close() {
+      await shared.release?.();
       await redis?.close();
     },
     pingSharedStore: redis === undefined ? undefined : () => redis.ping(),

@@ -18,6 +18,7 @@ import type {
 import type { Draw } from '../rate-limit-store.ts';
 import type { RedisConnection } from './redis-connection.ts';
 import type { RedisRateLimitStore } from './redis-rate-limit-store.ts';
+import { SettleBatches } from './settle-batches.ts';
 
 /** How long a settlement marker guards against a replay (a settle is retried at once, if ever). */
 const settledMarkerMs = 10 * 60 * 1000;
@@ -51,6 +52,9 @@ export class RedisBudgets implements BudgetStore {
     tokensFailed: (error: unknown) => void,
   ) => Promise<void>;
 
+  /** Sends the settlements gathered for this turn now (at shutdown, before the connection closes). */
+  readonly flush: () => Promise<void>;
+
   constructor(redis: RedisConnection, options: RedisBudgetOptions) {
     this.#redis = redis;
     this.#options = options;
@@ -62,17 +66,30 @@ export class RedisBudgets implements BudgetStore {
         const reply = await this.#hold('modelgateAdmit', hold, id, keys, args);
         return { budget: this.#reserved(hold, id, reply), draw: buckets.drawResult(draws, reply, 3) };
       };
+    // Settlements without a hold, one call per key and turn (`settle-batches.ts`).
+    const unheld = new SettleBatches(async (keyId, microUsd, tokens) => {
+      if (buckets === undefined) return;
+      const { keys, args } = buckets.bucketArguments([tokens]);
+      try {
+        await this.#settle(keyId, randomUUID(), microUsd / 1e6, 'modelgateSettleTokens', keys, args);
+      } catch (error) {
+        // As `record`: reported once per outage, never the client's problem.
+        this.#options.onError(error);
+        throw error;
+      }
+    });
+    this.flush = () => unheld.flush();
     if (buckets !== undefined)
       this.settleWithAdjust = async ({ keyId, reservation, costUsd }, tokens, tokensFailed) => {
+        if (reservation === undefined) return unheld.add({ keyId, costUsd, tokens, tokensFailed });
         const { keys, args } = buckets.bucketArguments([tokens]);
-        const holdId = reservation?.holdId ?? randomUUID();
+        const holdId = reservation.holdId ?? randomUUID();
         try {
           await this.#settle(keyId, holdId, costUsd, 'modelgateSettleTokens', keys, args);
         } catch (error) {
           tokensFailed(error);
-          // As `settle` (rejects: the caller logs it) or `record` (reported once per outage).
-          if (reservation !== undefined) throw error;
-          this.#options.onError(error);
+          // As `settle`: rejects, the caller logs it.
+          throw error;
         }
       };
   }

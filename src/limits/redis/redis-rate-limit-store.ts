@@ -46,6 +46,28 @@ export class RedisRateLimitStore implements RateLimitStore {
     };
   }
 
+  /**
+   * A draw that may also take a lease (`lua/lease.lua`): when admitted, up to `wanted[i]` more
+   * units of each bucket, at most 1/`share` of the room left, recorded `lifeMs` ahead. The states
+   * count the lease as taken; `extras` is what was leased (all zero: no lease).
+   */
+  async lease(
+    draws: readonly Draw[],
+    wanted: readonly number[],
+    lifeMs: number,
+    share: number,
+  ): Promise<{ result: DrawResult; extras: number[] }> {
+    const { keys, args } = this.bucketArguments(draws);
+    const reply = await this.#redis.run('modelgateLease', keys, [lifeMs, share, ...args, ...wanted]);
+    if (!Array.isArray(reply)) throw new Error('unexpected reply from the lease script');
+    const numbers = reply as number[];
+    const extrasAt = 4 + draws.length * 3;
+    return {
+      result: this.drawResult(draws, numbers),
+      extras: draws.map((_, index) => numbers[extrasAt + index] ?? 0),
+    };
+  }
+
   async adjust(draw: Draw, _now: number): Promise<void> {
     await this.#run('take', [draw]);
   }

@@ -17,6 +17,7 @@ test('every Lua file is part of a script, and each script is its parts in order'
   const serverNow = readFileSync(new URL('server-now.lua', luaDirectory), 'utf8');
   for (const name of [
     'modelgateBuckets',
+    'modelgateLease',
     'modelgateReserve',
     'modelgateAdmit',
     'modelgateSettleTokens',

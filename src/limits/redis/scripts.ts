@@ -31,6 +31,8 @@ function script(source: string) {
 export const scripts = {
   /** Rate-limit buckets: draw, take or peek (see `lua/buckets.lua`). */
   modelgateBuckets: script(lua('server-now.lua', 'bucket-functions.lua', 'buckets.lua')),
+  /** A draw that may take a lease for this instance to admit from alone (see `lua/lease.lua`). */
+  modelgateLease: script(lua('server-now.lua', 'bucket-functions.lua', 'lease.lua')),
   /** A budget hold (see `lua/reserve.lua`). */
   modelgateReserve: script(lua('server-now.lua', 'budget-functions.lua', 'reserve.lua')),
   /** A budget hold and the rate-limit buckets in one step (see `lua/admit.lua`). */

@@ -8,9 +8,15 @@
 -- - GCRA (tokens) as a leaky bucket in scaled integers: step, leak, cap; its level rises by `step`
 --   per unit drawn and falls by `leak` per millisecond, and holds at most `cap`. KEYS[ko + i] is a
 --   hash: `l` level, `t` last update.
-local function arg(ao, i, k) return tonumber(ARGV[ao + (i - 1) * 5 + k]) end
-local function isWindow(ao, i) return ARGV[ao + (i - 1) * 5 + 2] == '1' end
+-- The arguments are read through `bucketArgs` (ARGV unless a script replaces it: a lease raises
+-- the amounts it draws once it knows how much room there is).
+local bucketArgs = ARGV
+local function arg(ao, i, k) return tonumber(bucketArgs[ao + (i - 1) * 5 + k]) end
+local function isWindow(ao, i) return bucketArgs[ao + (i - 1) * 5 + 2] == '1' end
 local function stamp(ms) return string.format('%.0f', ms) end
+-- Per GCRA bucket, the time its level is stored at: now, or later when a lease recorded its level
+-- at the lease's end (lease.lua); a draw keeps that later time, so the lease's refill is never given.
+local bucketStamps = {}
 -- Each bucket's level now: a window's admissions still in it, a GCRA bucket's level after its leak.
 local function bucketLevels(now, ko, ao, count)
   local levels = {}
@@ -37,8 +43,10 @@ local function bucketLevels(now, ko, ao, count)
       if now > last then
         level = level - (now - last) * arg(ao, i, 4)
         if level < 0 then level = 0 end
+        last = now
       end
       levels[i] = level
+      bucketStamps[i] = last
     end
   end
   return levels
@@ -127,13 +135,14 @@ local function gcraFinish(level, now, key, ao, i, apply, reply)
   local leak = arg(ao, i, 4)
   local cap = arg(ao, i, 5)
   if apply then
+    local at = bucketStamps[i] or now
     level = level + arg(ao, i, 1) * step
     if level < 0 then level = 0 end
     if level == 0 then
       redis.call('DEL', key)
     else
-      redis.call('HSET', key, 'l', string.format('%.0f', level), 't', now)
-      redis.call('PEXPIRE', key, math.ceil(level / leak) + 1000)
+      redis.call('HSET', key, 'l', string.format('%.0f', level), 't', at)
+      redis.call('PEXPIRE', key, at - now + math.ceil(level / leak) + 1000)
     end
   end
   local remaining = math.floor((cap - level) / step)
