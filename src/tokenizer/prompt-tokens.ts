@@ -107,7 +107,9 @@ export class PromptTokens {
   /** Counts until the prompt is known, its count passes `stopAbove`, or the work cap is reached. */
   async count(stopAbove: number = Number.POSITIVE_INFINITY): Promise<TokenCount> {
     while (!this.#settled(stopAbove)) {
-      this.#running ??= this.#advance(stopAbove).finally(() => {
+      // The first stretch runs here, with no promise of its own: most prompts end within it.
+      if (this.#running === undefined && this.#firstStretch(stopAbove)) break;
+      this.#running ??= sliced(() => this.#step(stopAbove), this.#limits.sliceMs).finally(() => {
         this.#running = undefined;
       });
       await this.#running;
@@ -125,16 +127,12 @@ export class PromptTokens {
 
   /**
    * Counts a first stretch at once (most prompts finish within it, with no extra turn of the event
-   * loop), then hands the rest to the shared slicer.
+   * loop); false when its time ran out first, and the rest goes to the shared slicer.
    */
-  async #advance(stopAbove: number): Promise<void> {
+  #firstStretch(stopAbove: number): boolean {
     const started = performance.now();
-    while (!this.#step(stopAbove)) {
-      if (performance.now() - started >= this.#limits.firstMs) {
-        await sliced(() => this.#step(stopAbove), this.#limits.sliceMs);
-        return;
-      }
-    }
+    while (!this.#step(stopAbove)) if (performance.now() - started >= this.#limits.firstMs) return false;
+    return true;
   }
 
   /** Counts one piece (or takes one memoised text); true once settled. */
