@@ -104,17 +104,25 @@ export class PromptTokens {
     return { tokens: bytes, lower, upper: bytes, exact: bytes === 0 };
   }
 
-  /** Counts until the prompt is known, its count passes `stopAbove`, or the work cap is reached. */
-  async count(stopAbove: number = Number.POSITIVE_INFINITY): Promise<TokenCount> {
-    while (!this.#settled(stopAbove)) {
-      // The first stretch runs here, with no promise of its own: most prompts end within it.
-      if (this.#running === undefined && this.#firstStretch(stopAbove)) break;
-      this.#running ??= sliced(() => this.#step(stopAbove), this.#limits.sliceMs).finally(() => {
+  /**
+   * `count`'s answer when the first stretch settles it (most prompts), with no promise; undefined
+   * while counting goes on in the slicer (or another count is under way): then `count` waits for it.
+   */
+  countNow(stopAbove: number = Number.POSITIVE_INFINITY): TokenCount | undefined {
+    if (!this.#settled(stopAbove) && this.#running === undefined && !this.#firstStretch(stopAbove)) {
+      this.#running = sliced(() => this.#step(stopAbove), this.#limits.sliceMs).finally(() => {
         this.#running = undefined;
       });
+    }
+    return this.#settled(stopAbove) ? this.#result() : undefined;
+  }
+
+  /** Counts until the prompt is known, its count passes `stopAbove`, or the work cap is reached. */
+  async count(stopAbove: number = Number.POSITIVE_INFINITY): Promise<TokenCount> {
+    for (let known = this.countNow(stopAbove); ; known = this.countNow(stopAbove)) {
+      if (known !== undefined) return known;
       await this.#running;
     }
-    return this.#result();
   }
 
   #settled(stopAbove: number): boolean {
