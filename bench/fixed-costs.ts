@@ -9,6 +9,8 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AttemptRecord } from '../src/gateway/delivery.ts';
+import { MemoryRateLimitStore } from '../src/limits/memory-rate-limit-store.ts';
+import { RateLimiter } from '../src/limits/rate-limiter.ts';
 import { createLogger } from '../src/log/logger.ts';
 import type { ChatEnding } from '../src/server/chat-end.ts';
 import type { Exchange } from '../src/server/exchange.ts';
@@ -34,6 +36,12 @@ const baseAnswers = (await import(join(base, 'server/answers.ts'))) as {
 };
 const baseTokens = (await import(join(base, 'tokenizer/prompt-tokens.ts'))) as {
   PromptTokens: typeof PromptTokens;
+};
+const baseLimiter = (await import(join(base, 'limits/rate-limiter.ts'))) as {
+  RateLimiter: typeof RateLimiter;
+};
+const baseStore = (await import(join(base, 'limits/memory-rate-limit-store.ts'))) as {
+  MemoryRateLimitStore: typeof MemoryRateLimitStore;
 };
 
 /** Microseconds per call of `body`, `iterations` times. */
@@ -148,6 +156,31 @@ await compare(
   20_000,
   (i) => new baseTokens.PromptTokens([`${i} ${texts[1]}`]).count(),
   (i) => new PromptTokens([`${i} ${texts[1]}`]).count(),
+);
+
+// --- the rate limits' draw and reconciliation on the embedded store (limits nothing reaches).
+const limits = { alpha: { requestsPerMinute: 1e9, tokensPerMinute: 1e12 } };
+const limitedKey = { id: 'key-static-0', rpm: undefined, tpm: undefined };
+const before = new baseLimiter.RateLimiter(new baseStore.MemoryRateLimitStore(), limits);
+const after = new RateLimiter(new MemoryRateLimitStore(), limits);
+const reconcile = (limiter: RateLimiter, now: number): void => {
+  const draw = limiter.reconciliation(limitedKey, 'alpha', 95, 71);
+  if (draw !== undefined && !limiter.adjustNow(draw, now)) void limiter.adjust(draw, now);
+};
+await compare(
+  'rate limits: draw + adjust',
+  200_000,
+  async (i) => {
+    const now = 1_800_000_000_000 + i;
+    await before.acquire(limitedKey, 'alpha', 95, now);
+    const draw = before.reconciliation(limitedKey, 'alpha', 95, 71);
+    if (draw !== undefined) before.adjust(draw, now).catch(() => undefined);
+  },
+  (i) => {
+    const now = 1_800_000_000_000 + i;
+    after.acquireNow(limitedKey, 'alpha', 95, now);
+    reconcile(after, now);
+  },
 );
 
 // --- the handler's chain around the route: `.catch().finally()` against one async function.
