@@ -14,7 +14,7 @@
  * answer must do; chat-openai and stream-openai only).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -52,7 +52,11 @@ function pinned(cpu: number, args: string[], env: NodeJS.ProcessEnv, cwd?: strin
   const child = spawn('taskset', ['-c', String(cpu), process.execPath, ...args], {
     env: { ...process.env, ...env },
     cwd,
-    stdio: 'ignore',
+    // AB_OUTPUT=file: the targets' output there (e.g. `--trace-gc` in a target's flags).
+    stdio:
+      process.env.AB_OUTPUT === undefined
+        ? 'ignore'
+        : ['ignore', openSync(process.env.AB_OUTPUT, 'a'), 'ignore'],
   });
   children.push(child);
   return child;

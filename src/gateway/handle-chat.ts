@@ -34,15 +34,18 @@ export async function handleChat<Context>(
   dependencies: ChatDependencies<Context>,
   context: Context,
 ): Promise<DeliveryResult> {
-  const prepared = await prepareRequest(call, dependencies.models, {
+  const preparing = prepareRequest(call, dependencies.models, {
     strictOutputTokens: dependencies.strictOutputTokens,
   });
+  // A promise only when the prompt had to be counted: the common request waits for nothing here.
+  const prepared = preparing instanceof Promise ? await preparing : preparing;
   const admission = await dependencies.admission.admit(call, prepared, context);
   Object.assign(call.sink.headers, admission.headers);
   let result: DeliveryResult = crashed;
   try {
     try {
-      await inlineImageUrls(prepared, dependencies.images);
+      const inlining = inlineImageUrls(prepared, dependencies.images);
+      if (inlining !== undefined) await inlining;
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
       // An image that cannot be fetched: no upstream call, the client's 400.

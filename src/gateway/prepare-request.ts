@@ -9,7 +9,7 @@ import { GatewayError, isJsonObject, type ChatRequest } from '../ir/index.ts';
 import type { ChatCall } from './chat-call.ts';
 import type { ImageFetcher } from './fetch-images.ts';
 import type { ModelResolver } from './resolve-model.ts';
-import { checkContextWindow, fitOutputCap, validateAgainstCatalog } from './validate-request.ts';
+import { checkContextWindow, fitOutputCap, fitsByBytes, validateAgainstCatalog } from './validate-request.ts';
 
 export interface PreparedRequest {
   request: ChatRequest;
@@ -28,11 +28,15 @@ export interface PrepareOptions {
   strictOutputTokens?: boolean | undefined;
 }
 
-export async function prepareRequest(
+/**
+ * Decoded, resolved and validated; a promise only when the prompt has to be counted against the
+ * context window (most fit by their bytes alone), so the common request makes none here.
+ */
+export function prepareRequest(
   call: ChatCall,
   models: ModelResolver,
   options: PrepareOptions = {},
-): Promise<PreparedRequest> {
+): PreparedRequest | Promise<PreparedRequest> {
   // The model decides the family, and with it whether the client's body can pass through as is.
   const named = peekModel(call);
   const peeked = named === undefined ? undefined : models.resolve(named);
@@ -49,7 +53,16 @@ export async function prepareRequest(
   if (unserved !== undefined) throw new GatewayError('not_configured', unserved);
   const lowered = fitOutputCap(request, entry, options.strictOutputTokens === true);
   validateAgainstCatalog(request, entry);
-  await checkContextWindow(request, entry);
+  if (fitsByBytes(request, entry)) return prepared(call, request, entry, lowered);
+  return checkContextWindow(request, entry).then(() => prepared(call, request, entry, lowered));
+}
+
+function prepared(
+  call: ChatCall,
+  request: ChatRequest,
+  entry: ModelEntry,
+  lowered: string | undefined,
+): PreparedRequest {
   const target = familyCodec(entry.family);
   if (target.capabilities.requiresMaxOutputTokens && request.sampling.maxOutputTokens === undefined) {
     request.sampling.maxOutputTokens = entry.maxOutputTokens;
@@ -71,12 +84,14 @@ export async function prepareRequest(
  * enabled fetching (the SSRF rules of fetch-images.ts); otherwise such a URL stays a 400. Only for
  * an admitted request: nothing is fetched for a key that would be refused.
  */
-export async function inlineImageUrls(
+export function inlineImageUrls(
   prepared: PreparedRequest,
   images: ImageFetcher | undefined,
-): Promise<void> {
+): Promise<void> | undefined {
   if (images?.enabled === true && !prepared.passThrough && !prepared.target.capabilities.imageUrls)
-    await images.inlineImages(prepared.request);
+    return images.inlineImages(prepared.request);
+  // Nothing to fetch (the common case): no promise.
+  return undefined;
 }
 
 /** The model the client named: in the path (C) or the body's `model` (A, B). */

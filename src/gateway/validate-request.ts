@@ -42,6 +42,16 @@ export function promptTokensOf(request: ChatRequest): PromptTokens {
   return prompt;
 }
 
+/** The prompt fits the window whatever it counts (every token is at least one UTF-8 byte). */
+export function fitsByBytes(
+  request: ChatRequest,
+  entry: ModelEntry,
+  prompt: PromptTokens = promptTokensOf(request),
+): boolean {
+  if (!Number.isFinite(entry.contextWindow)) return true;
+  return prompt.bounds().upper <= entry.contextWindow - (request.sampling.maxOutputTokens ?? 0);
+}
+
 /**
  * Refused only when the prompt certainly exceeds the window. Counting stops at twice the budget
  * (the message then names a lower bound); a prompt beyond the work cap that the bounds cannot

@@ -47,8 +47,9 @@ export interface AdmissionControl extends Admit<RequestContext> {
    * From the headers alone, before the body is read: the refusal `admit` would give whatever the
    * body holds (a spent budget, no request left in any family the key may call, a model the path
    * names that the key may not use), carrying its headers; undefined when the body must decide.
+   * Undefined instead of a promise: nothing to ask for this key (no promise on the common path).
    */
-  screen?(query: ScreenQuery): Promise<GatewayError | undefined>;
+  screen?(query: ScreenQuery): Promise<GatewayError | undefined> | undefined;
   /**
    * The rate-limit headers for an answer that never reached `admit` (a bad request…), for the
    * caller to put on it; undefined for a key that is gone.

@@ -201,7 +201,9 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
         }
         try {
           if (key.budgetUsd === undefined)
-            acquired = await limiter.acquire(key, family, tokens, now, requests);
+            acquired =
+              limiter.acquireNow(key, family, tokens, now, requests) ??
+              (await limiter.acquire(key, family, tokens, now, requests));
           else {
             const hold = { keyId: key.id, budgetUsd: key.budgetUsd, worstCaseUsd: estimate.worstCaseUsd };
             const held = await holdAndAcquire(hold, key, family, tokens, now, requests);
@@ -219,7 +221,10 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
           giveBack();
           throw error;
         }
-      } else acquired = await limiter.acquire(key, family, tokens, now, requests);
+      } else
+        acquired =
+          limiter.acquireNow(key, family, tokens, now, requests) ??
+          (await limiter.acquire(key, family, tokens, now, requests));
       Object.assign(headers, call.surface.rateLimitHeaders(acquired.state));
       // Decided by this process alone while the shared store was unreachable (`onStoreFailure: local`).
       if (acquired.local) headers['x-modelgate-limits'] = 'local';

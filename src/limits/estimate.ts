@@ -42,7 +42,8 @@ export async function estimateRequest(
   const promptTokens =
     bounds.lower + maxOutputTokens > stopAbove
       ? bounds.lower
-      : (await prompt.count(stopAbove - maxOutputTokens)).tokens;
+      : (prompt.countNow(stopAbove - maxOutputTokens) ?? (await prompt.count(stopAbove - maxOutputTokens)))
+          .tokens;
   const inputPrice = Math.max(pricing.inputPerMillion, pricing.cacheWritePerMillion);
   return {
     promptTokens,

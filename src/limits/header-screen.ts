@@ -32,7 +32,7 @@ export interface ScreenDependencies {
 
 export function createHeaderScreen(
   dependencies: ScreenDependencies,
-): (query: ScreenQuery) => Promise<GatewayError | undefined> {
+): (query: ScreenQuery) => Promise<GatewayError | undefined> | undefined {
   const { keys, limiter, budgets, clock } = dependencies;
   /** Per key object (a reload makes a new one): the families of the models it may call. */
   const familiesByKey = new WeakMap<ClientKey, readonly FamilyId[]>();
@@ -109,7 +109,7 @@ export function createHeaderScreen(
     return new AdmissionRefusal(limited, headers);
   };
   // A refusal for a model the path named gets its ledger row, as `admit`'s refusals do.
-  return async (query) => {
+  const screenAndRecord = async (query: ScreenQuery): Promise<GatewayError | undefined> => {
     const refusal = await screen(query);
     const { entry } = query;
     if (refusal !== undefined && entry !== undefined && refusal.kind !== 'authentication') {
@@ -119,6 +119,14 @@ export function createHeaderScreen(
       );
     }
     return refusal;
+  };
+  return (query) => {
+    // What `screen` passes at once (a static key without a budget: nothing to ask a store), passed
+    // with no promise and no turn of the event loop: the common request's case.
+    const key = keys.byId(query.clientId);
+    if (key?.static === true && key.budgetUsd === undefined && key.periodBudget === undefined)
+      return undefined;
+    return screenAndRecord(query);
   };
 }
 

@@ -79,4 +79,10 @@ export interface RateLimitStore {
   take(draws: readonly Draw[], now: number): Promise<BucketState[]>;
   /** The buckets' states without drawing. */
   peek(buckets: readonly Bucket[], now: number): Promise<BucketState[]>;
+  /**
+   * A store that decides in this process (the memory store): `draw` and `adjust` answered at once,
+   * with no promise — each request's admission and settle take these when they exist.
+   */
+  drawNow?(draws: readonly Draw[], now: number): DrawResult;
+  adjustNow?(draw: Draw, now: number): void;
 }

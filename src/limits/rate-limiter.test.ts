@@ -210,3 +210,16 @@ test('keys declared unlimited are metered, never refused: the headers still coun
   assert.equal((await limiter.state(metered, 'beta', t0 + 59_999)).requests.remaining, 0);
   assert.equal((await limiter.state(metered, 'beta', t0 + 60_000)).requests.remaining, 2);
 });
+
+test('the memory store answers at once as it does through a promise: the same admissions and refusals', async () => {
+  const now = new RateLimiter(new MemoryRateLimitStore(), limits);
+  const later = new RateLimiter(new MemoryRateLimitStore(), limits);
+  for (let index = 0; index < 52; index++) {
+    const at = t0 + index * 100;
+    assert.deepEqual(now.acquireNow(key, 'beta', 10, at), await later.acquire(key, 'beta', 10, at));
+  }
+  const draw = { bucket: now.draws(key, 'beta', 0)[1]?.bucket as Bucket, amount: -5 };
+  assert.equal(now.adjustNow(draw, t0 + 6_000), true);
+  await later.adjust(draw, t0 + 6_000);
+  assert.deepEqual(await now.state(key, 'beta', t0 + 7_000), await later.state(key, 'beta', t0 + 7_000));
+});

@@ -74,6 +74,19 @@ export class RateLimiter {
     return this.acquisition(await this.#store.draw(draws, now), tokens, requestCount, now);
   }
 
+  /** `acquire`'s answer with no promise, from a store that decides in this process; else undefined. */
+  acquireNow(
+    key: LimitedKey,
+    family: FamilyId,
+    tokens: number,
+    now: number,
+    requestCount = 1,
+  ): Acquisition | undefined {
+    if (this.#store.drawNow === undefined) return undefined;
+    const result = this.#store.drawNow(this.draws(key, family, tokens, requestCount), now);
+    return this.acquisition(result, tokens, requestCount, now);
+  }
+
   /** What `acquire` draws: `requestCount` requests and `tokens` tokens from the key's windows. */
   draws(key: LimitedKey, family: FamilyId, tokens: number, requestCount = 1): Draw[] {
     const [requests, tokenBucket] = this.#buckets(key, family);
@@ -145,8 +158,15 @@ export class RateLimiter {
     return { bucket: tokens, amount: used - reserved };
   }
 
-  async adjust(draw: Draw, now: number): Promise<void> {
-    await this.#store.adjust(draw, now);
+  adjust(draw: Draw, now: number): Promise<void> {
+    return this.#store.adjust(draw, now);
+  }
+
+  /** `adjust` made at once by a store that decides in this process: false when it has to be `adjust`. */
+  adjustNow(draw: Draw, now: number): boolean {
+    if (this.#store.adjustNow === undefined) return false;
+    this.#store.adjustNow(draw, now);
+    return true;
   }
 
   /** An adjustment the shared store could not make in another store's round trip: as a failed `adjust`. */

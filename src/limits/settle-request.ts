@@ -90,7 +90,10 @@ export function createSettleRequest(dependencies: SettleDependencies): SettleReq
         }),
       );
     else {
-      if (tokens !== undefined) quietly(limiter.adjust(tokens, clock()));
+      if (tokens !== undefined) {
+        const now = clock();
+        if (!limiter.adjustNow(tokens, now)) quietly(limiter.adjust(tokens, now));
+      }
       if (own !== undefined) quietly(budgets.settle(own, costUsd));
       else budgets.record(key.id, costUsd);
     }

@@ -12,14 +12,14 @@ import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import { BodyGuard } from '../http/body-guard.ts';
 import { RequestTimeline } from '../usage/request-timeline.ts';
 import type { AppDependencies, RequestHandler } from './app-dependencies.ts';
-import { pathOf, sendJson } from './answers.ts';
+import { sendJson } from './answers.ts';
 import type { ChatRouteState } from './chat-route.ts';
 import type { Exchange } from './exchange.ts';
 import { KeySlots } from './key-slots.ts';
 import { createModelsRoute } from './models-route.ts';
 import { RequestAdmission } from './request-admission.ts';
-import { chatLogFields } from './request-log.ts';
-import { createRouteTable, type RouteTable } from './routes.ts';
+import { requestLogFields } from './request-log.ts';
+import { createRouteTable } from './routes.ts';
 import { LoginThrottle } from '../keys/login-throttle.ts';
 
 export type { AppDependencies, RequestHandler } from './app-dependencies.ts';
@@ -63,35 +63,37 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
         sendJson(response, status, headers, body);
       },
     };
-    void serve(routes, exchange, state)
-      .catch((error: unknown) => {
-        // Last resort: a bug must cost one request, never the process.
-        dependencies.logger.error('unhandled', {
-          requestId,
-          cause: error instanceof Error ? error.name : 'unknown',
-        });
-        if (!response.headersSent) {
-          response.writeHead(500, { 'content-type': 'application/json', 'x-request-id': requestId });
-          response.end(
-            '{"error":{"message":"internal error","type":"server_error","param":null,"code":"server_error"}}',
-          );
-        } else response.end();
-      })
-      .finally(() => {
-        inFlight--;
-        if (inFlight === 0) idle?.();
-        if (!dependencies.logger.enabled('info')) return;
-        const traceId = exchange.context?.traceId;
-        dependencies.logger.info('request', {
-          requestId,
-          method: request.method,
-          path: pathOf(request.url),
-          status: response.statusCode,
-          ms: Math.round(timeline.elapsed() * 100) / 100,
-          ...(traceId === undefined ? {} : { traceId }),
-          ...chatLogFields(exchange.context, exchange.ending),
-        });
+    void serveAndLog(exchange);
+  };
+
+  /**
+   * The route the table picks answers, then the request is counted out and logged: one async
+   * function (a `.catch().finally()` chain cost two more promises and their closures per request).
+   */
+  const serveAndLog = async (exchange: Exchange): Promise<void> => {
+    const { request, response, requestId } = exchange;
+    try {
+      const { route, params } = routes.lookup(request.method ?? 'GET', exchange.pathname);
+      exchange.params = params;
+      await route(exchange, state);
+    } catch (error) {
+      // Last resort: a bug must cost one request, never the process.
+      dependencies.logger.error('unhandled', {
+        requestId,
+        cause: error instanceof Error ? error.name : 'unknown',
       });
+      if (!response.headersSent) {
+        response.writeHead(500, { 'content-type': 'application/json', 'x-request-id': requestId });
+        response.end(
+          '{"error":{"message":"internal error","type":"server_error","param":null,"code":"server_error"}}',
+        );
+      } else response.end();
+    } finally {
+      inFlight--;
+      if (inFlight === 0) idle?.();
+      if (dependencies.logger.enabled('info'))
+        dependencies.logger.info('request', requestLogFields(exchange));
+    }
   };
 
   return Object.assign(handler, {
@@ -131,13 +133,6 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
       logger.info('drain finished', { inFlight });
     },
   });
-}
-
-/** The route the table picks answers; a synchronous throw becomes the promise's rejection. */
-async function serve(routes: RouteTable, exchange: Exchange, state: ChatRouteState): Promise<void> {
-  const { route, params } = routes.lookup(exchange.request.method ?? 'GET', exchange.pathname);
-  exchange.params = params;
-  await route(exchange, state);
 }
 
 /** What the routes share: built once from the dependencies. */

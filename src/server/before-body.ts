@@ -33,18 +33,31 @@ export interface BeforeBodyRequest {
   context: RequestContext;
 }
 
-/** Passes the checks or throws the refusal; the watch goes to `readBody`. */
-export async function beforeBody(
+/**
+ * Passes the checks or throws the refusal (a promise of them when the screen asks a store); the
+ * watch goes to `readBody`. A screen with nothing to ask passes with no promise.
+ */
+export function beforeBody(
   request: IncomingMessage,
   response: ServerResponse,
   input: BeforeBodyRequest,
   guards: BeforeBodyGuards,
-): Promise<BodyWatch> {
+): BodyWatch | Promise<BodyWatch> {
   const declared = declaredLength(request);
   if (declared !== undefined && declared > guards.bodyLimitBytes) throw tooLarge(guards.bodyLimitBytes);
   guards.slots.take(input.keyId, response);
   // Count-tokens requests too: a count is a request (`limits/request-meter.ts`).
-  await guards.admission.screen(input);
+  const screening = guards.admission.screen(input);
+  if (screening === undefined) return startBody(request, response, declared, guards);
+  return screening.then(() => startBody(request, response, declared, guards));
+}
+
+function startBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  declared: number | undefined,
+  guards: BeforeBodyGuards,
+): BodyWatch {
   const watch = guards.bodies.start(declared);
   if (expectsContinue(request)) response.writeContinue();
   return watch;

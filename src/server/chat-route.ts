@@ -74,7 +74,7 @@ export async function chatRoute(
     );
     // authenticate throws without a match.
     const route = (match as SurfaceMatch).route;
-    watch = await beforeBody(
+    const passed = beforeBody(
       request,
       response,
       {
@@ -86,6 +86,8 @@ export async function chatRoute(
       },
       state.guards,
     );
+    // Most requests pass with nothing to wait for: no promise, no turn of the event loop.
+    watch = passed instanceof Promise ? await passed : passed;
     body = await readChatBody(request, dependencies.config.bodyLimitBytes, watch);
     const signal = abortSignalFor(response, state.controllers);
     if (countOnly) {
@@ -115,7 +117,8 @@ export async function chatRoute(
         countTokens: true,
       };
     } else {
-      const turn = await openSession(surface, body, key.id, state.clock(), dependencies);
+      const opening = openSession(surface, body, key.id, state.clock(), dependencies);
+      const turn = opening === undefined ? undefined : await opening;
       const call: ChatCall = {
         surface,
         route,
@@ -139,7 +142,7 @@ export async function chatRoute(
       // Admitted: the answer carries admission's rate-limit headers, whatever happens next.
       admitted = true;
       if (!result.delivered) throw result.error;
-      await turn?.finish();
+      if (turn !== undefined) await turn.finish();
       const errorKind = result.completed
         ? undefined
         : (abortReason(signal) ?? result.error?.kind ?? 'upstream');

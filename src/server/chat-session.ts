@@ -15,13 +15,14 @@ export interface SessionDependencies {
   responses?: ResponseStore | undefined;
 }
 
-export async function openSession(
+/** Undefined at once for a surface without sessions (every chat but the Responses API's: no promise). */
+export function openSession(
   surface: SurfaceCodec,
   body: unknown,
   keyId: string,
   now: number,
   dependencies: SessionDependencies,
-): Promise<ResponsesTurn | undefined> {
+): Promise<ResponsesTurn | undefined> | undefined {
   if (surface.id !== 'responses') return undefined;
   return beginResponsesTurn(body, keyId, dependencies.responses, now, dependencies.logger, {
     builtInTools: dependencies.config.responses.builtInTools,

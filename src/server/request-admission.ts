@@ -48,17 +48,22 @@ export class RequestAdmission {
     this.#logger = logger;
   }
 
-  /** Throws the refusal `admit` would make whatever the body holds; passes otherwise. */
-  async screen(input: ScreenInput): Promise<void> {
-    if (this.#control.screen === undefined) return;
-    const refusal = await this.#control.screen({
+  /**
+   * Rejects with the refusal `admit` would make whatever the body holds; passes otherwise.
+   * Undefined: passed at once, with no promise (the screen had nothing to ask).
+   */
+  screen(input: ScreenInput): Promise<void> | undefined {
+    const screening = this.#control.screen?.({
       clientId: input.keyId,
       surface: input.surface,
       entry: input.entry,
       stream: input.stream,
       context: input.context,
     });
-    if (refusal !== undefined) throw refusal;
+    if (screening === undefined) return undefined;
+    return screening.then((refusal) => {
+      if (refusal !== undefined) throw refusal;
+    });
   }
 
   /**

@@ -7,7 +7,9 @@
 import type { AttemptRecord } from '../gateway/delivery.ts';
 import type { Logger } from '../log/logger.ts';
 import type { RequestContext } from '../usage/request-context.ts';
+import { safePath } from './answers.ts';
 import type { ChatEnding } from './chat-end.ts';
+import type { Exchange } from './exchange.ts';
 
 /** One line for an upstream call that gave no answer (a 401 from a key-less upstream, a 5xx, a timeout). */
 export function logFailedAttempt(logger: Logger, requestId: string, record: AttemptRecord): void {
@@ -25,13 +27,33 @@ export function logFailedAttempt(logger: Logger, requestId: string, record: Atte
   });
 }
 
-/** The chat-specific fields of a request's log line; empty for other routes. */
+/**
+ * The fields of a request's `request` line, in the line's order: one object filled in place (an
+ * object spread per part cost an object each, on every request).
+ */
+export function requestLogFields(exchange: Exchange): Record<string, unknown> {
+  const { request, response, context } = exchange;
+  const fields: Record<string, unknown> = {
+    requestId: exchange.requestId,
+    method: request.method,
+    path: safePath(exchange.pathname),
+    status: response.statusCode,
+    ms: Math.round(exchange.timeline.elapsed() * 100) / 100,
+  };
+  if (context?.traceId !== undefined) fields.traceId = context.traceId;
+  return chatLogFields(context, exchange.ending, fields);
+}
+
+/**
+ * The chat-specific fields of a request's log line, added to `fields` (the line's own object: no
+ * second object spread into it per request); none for other routes.
+ */
 export function chatLogFields(
   context: RequestContext | undefined,
   ending: ChatEnding | undefined,
+  fields: Record<string, unknown> = {},
 ): Record<string, unknown> {
-  if (context === undefined) return {};
-  const fields: Record<string, unknown> = {};
+  if (context === undefined) return fields;
   const model = ending?.delivery?.servedBy ?? context.model;
   if (model !== undefined) fields.model = model;
   if (ending?.keyId !== undefined) fields.keyId = ending.keyId;

@@ -65,3 +65,20 @@ test('a large count does not hold the gateway: a timer and a small concurrent co
   assert.equal(smallResult.tokens, countTokens('Hello there.'));
   assert.equal(finished.at(-1), 'large', finished.join(', '));
 });
+
+test('countNow gives an ordinary prompt its exact count at once, and leaves a long one to count', async () => {
+  const texts = ['You are terse.', prose.repeat(40)];
+  const expected = texts.reduce((sum, text) => sum + countTokens(text), 0);
+  assert.deepEqual(new PromptTokens(texts).countNow(), {
+    tokens: expected,
+    lower: expected,
+    upper: expected,
+    exact: true,
+  });
+  const long = new PromptTokens([prose.repeat(20_000)], { ...defaultCountLimits, firstMs: 0 });
+  assert.equal(long.countNow(), undefined);
+  // Past the work cap: estimated from the part counted in the slicer.
+  const counted = await long.count();
+  assert.equal(counted.exact, false);
+  assert.ok(counted.lower > 0 && counted.lower <= counted.tokens && counted.tokens <= counted.upper);
+});

@@ -104,15 +104,25 @@ export class PromptTokens {
     return { tokens: bytes, lower, upper: bytes, exact: bytes === 0 };
   }
 
-  /** Counts until the prompt is known, its count passes `stopAbove`, or the work cap is reached. */
-  async count(stopAbove: number = Number.POSITIVE_INFINITY): Promise<TokenCount> {
-    while (!this.#settled(stopAbove)) {
-      this.#running ??= this.#advance(stopAbove).finally(() => {
+  /**
+   * `count`'s answer when the first stretch settles it (most prompts), with no promise; undefined
+   * while counting goes on in the slicer (or another count is under way): then `count` waits for it.
+   */
+  countNow(stopAbove: number = Number.POSITIVE_INFINITY): TokenCount | undefined {
+    if (!this.#settled(stopAbove) && this.#running === undefined && !this.#firstStretch(stopAbove)) {
+      this.#running = sliced(() => this.#step(stopAbove), this.#limits.sliceMs).finally(() => {
         this.#running = undefined;
       });
+    }
+    return this.#settled(stopAbove) ? this.#result() : undefined;
+  }
+
+  /** Counts until the prompt is known, its count passes `stopAbove`, or the work cap is reached. */
+  async count(stopAbove: number = Number.POSITIVE_INFINITY): Promise<TokenCount> {
+    for (let known = this.countNow(stopAbove); ; known = this.countNow(stopAbove)) {
+      if (known !== undefined) return known;
       await this.#running;
     }
-    return this.#result();
   }
 
   #settled(stopAbove: number): boolean {
@@ -125,16 +135,12 @@ export class PromptTokens {
 
   /**
    * Counts a first stretch at once (most prompts finish within it, with no extra turn of the event
-   * loop), then hands the rest to the shared slicer.
+   * loop); false when its time ran out first, and the rest goes to the shared slicer.
    */
-  async #advance(stopAbove: number): Promise<void> {
+  #firstStretch(stopAbove: number): boolean {
     const started = performance.now();
-    while (!this.#step(stopAbove)) {
-      if (performance.now() - started >= this.#limits.firstMs) {
-        await sliced(() => this.#step(stopAbove), this.#limits.sliceMs);
-        return;
-      }
-    }
+    while (!this.#step(stopAbove)) if (performance.now() - started >= this.#limits.firstMs) return false;
+    return true;
   }
 
   /** Counts one piece (or takes one memoised text); true once settled. */
