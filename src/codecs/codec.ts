@@ -12,7 +12,6 @@ import type {
   GatewayError,
   JsonObject,
   StreamEvent,
-  Usage,
 } from '../ir/index.ts';
 import type { SseMessage } from '../sse/parse-sse.ts';
 
@@ -97,7 +96,10 @@ export interface UpstreamTarget {
   apiKey: string | undefined;
   /** The upstream model id. */
   model: string;
-  /** A reasoning model in the catalog: A's take `max_completion_tokens` and only the default sampling. */
+  /**
+   * The catalog marks the model a reasoning model (`capabilities.reasoning`): A's reasoning models
+   * take `max_completion_tokens` and only the default sampling.
+   */
   reasoning?: boolean | undefined;
 }
 
@@ -109,7 +111,10 @@ export interface UpstreamRequest {
   body: string;
   /** Human-readable notes on what the translation dropped or clamped (sent as `warning` headers). */
   warnings: string[];
-  /** What the call is: providers (`providers/provider.ts`) build URLs, sign, re-frame from it, body unparsed. */
+  /**
+   * What the call is, for the provider that carries it (`providers/provider.ts`): providers build
+   * URLs, sign and re-frame from it without parsing the body. Set by every codec's encoders.
+   */
   call?: UpstreamCall;
 }
 
@@ -170,14 +175,11 @@ export interface PassThrough {
   ): UpstreamRequest;
   /** The upstream's JSON body for the client, with the model shown as the client named it. */
   rewriteResponse(body: JsonObject, context: ResponseContext): JsonObject;
-  /** The same answer by editing the upstream's text (`body`: it parsed); undefined: re-encode it. */
-  rewriteResponseText?(text: string, body: JsonObject, context: ResponseContext): string | undefined;
   /**
-   * The answer read without parsing it whole (scanned, only the parts needed parsed): its text for
-   * the client (model renamed), usage and each choice's finish reason as the upstream named it;
-   * undefined unless the plain expected shape (then parsed, decoded and rewritten whole as before).
+   * The same answer made by editing the upstream's own text (`body` is that text parsed), which
+   * spares re-encoding the whole answer; undefined when it has to be re-encoded (`rewriteResponse`).
    */
-  readAnswer?(text: string, context: ResponseContext): PassedAnswer | undefined;
+  rewriteResponseText?(text: string, body: JsonObject, context: ResponseContext): string | undefined;
   /**
    * One upstream SSE message re-framed for the client without re-encoding its JSON ('' drops it),
    * the model named as the client named it, whatever id the upstream answered with.
@@ -186,8 +188,6 @@ export interface PassThrough {
   /** A stream's forwarder: which events it may pass on unread, and how (one per stream). */
   streamForwarder(context: ResponseContext): StreamForwarder;
 }
-
-export type PassedAnswer = { text: string; usage: Usage; finishReasons: string[] };
 
 /**
  * Passes a same-family stream's events on without parsing them, except those the gateway must

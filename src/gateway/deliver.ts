@@ -23,7 +23,6 @@ import { decodeContext, parseUpstreamJson, readBodyText } from './decode-context
 import { finishReasonName, type Delivery, type DeliveryResult } from './delivery.ts';
 import { fanOut } from './fan-out.ts';
 import type { PreparedRequest } from './prepare-request.ts';
-import type { ResponseHeaders } from './response-sink.ts';
 import { streamPassThrough } from './pass-through-stream.ts';
 import { streamTranslated, type StreamControl } from './stream-pipeline.ts';
 
@@ -93,15 +92,6 @@ async function answerJson(run: AttemptRun, response: UpstreamResponse): Promise<
     run.fail(run.failure(error));
     return undefined;
   }
-  const passThrough = attempt.passThrough ? call.surface.passThrough : undefined;
-  // Same family: the answer scanned, only what the gateway reads parsed (else parsed whole below).
-  const passed = passThrough?.readAnswer?.(text, prepared.context);
-  if (passed !== undefined) {
-    run.answered();
-    run.finish(false);
-    const { text: body, usage, finishReasons } = passed;
-    return sendJsonAnswer(call, attempt.entry, body, usage, finishReasons, headersOf(run), run.allRecords);
-  }
   let upstreamBody: unknown;
   let decoded;
   try {
@@ -115,32 +105,20 @@ async function answerJson(run: AttemptRun, response: UpstreamResponse): Promise<
   run.answered();
   run.finish(false);
   const context = prepared.context;
+  const passThrough = attempt.passThrough ? call.surface.passThrough : undefined;
   const body =
     passThrough !== undefined && isJsonObject(upstreamBody)
       ? (passThrough.rewriteResponseText?.(text, upstreamBody, context) ??
         passThrough.rewriteResponse(upstreamBody, context))
       : call.surface.encodeResponse({ ...decoded, model: context.model }, context);
-  const finishReasons = decoded.choices.map((choice) => finishReasonName(choice.finishReason));
-  return sendJsonAnswer(
-    call,
-    attempt.entry,
-    body,
-    decoded.usage,
-    finishReasons,
-    headersOf(run),
-    run.allRecords,
-  );
-}
-
-/** The answer's headers: who served it, whether simulated, the warnings. */
-function headersOf(run: AttemptRun): ResponseHeaders {
-  const attempt = run.attempt;
-  return answerHeaders(
+  const headers = answerHeaders(
     attempt.entry,
     attempt.notes,
     attempt.upstreamRequest.warnings,
     attempt.step.deployment.simulated,
   );
+  const finishReasons = decoded.choices.map((choice) => finishReasonName(choice.finishReason));
+  return sendJsonAnswer(call, attempt.entry, body, decoded.usage, finishReasons, headers, run.allRecords);
 }
 
 async function answerStream(run: AttemptRun, response: UpstreamResponse): Promise<Delivery | undefined> {
@@ -153,7 +131,15 @@ async function answerStream(run: AttemptRun, response: UpstreamResponse): Promis
     maxEventBytes: deployment.limits.maxEventBytes,
     begin: () => {
       run.answered();
-      startStream(call, headersOf(run));
+      startStream(
+        call,
+        answerHeaders(
+          attempt.entry,
+          attempt.notes,
+          attempt.upstreamRequest.warnings,
+          attempt.step.deployment.simulated,
+        ),
+      );
     },
   };
   const stream = {

@@ -8,9 +8,7 @@ import type { SseMessage } from '../../sse/parse-sse.ts';
 import type { PassThrough, ResponseContext, UpstreamRequest, UpstreamTarget } from '../codec.ts';
 import { renameOnlyTopLevelField, renameStringField } from '../shared/rename-field.ts';
 import { isReasoningModel, upstreamHeaders } from './encode-request.ts';
-import { readAnswer } from './read-answer.ts';
 import { streamForwarder } from './stream-forwarder.ts';
-import { withFlatCachedTokens } from './usage.ts';
 import { chatCompletionsPath } from './wire.ts';
 
 function encodeRequest(body: JsonObject, request: ChatRequest, target: UpstreamTarget): UpstreamRequest {
@@ -73,6 +71,19 @@ function rewriteResponseText(text: string, body: JsonObject, context: ResponseCo
   return renameOnlyTopLevelField(text, 'model', context.model);
 }
 
+/**
+ * The spec's flat `usage.cached_tokens`, added beside the SDK's `prompt_tokens_details.cached_tokens`
+ * when a cache was hit and the upstream (following the SDK shape) did not send it; undefined when
+ * nothing changes.
+ */
+function withFlatCachedTokens(usage: JsonValue | undefined): JsonObject | undefined {
+  if (!isJsonObject(usage) || usage.cached_tokens !== undefined) return undefined;
+  const details = usage.prompt_tokens_details;
+  const cached = isJsonObject(details) ? details.cached_tokens : undefined;
+  if (typeof cached !== 'number' || cached <= 0) return undefined;
+  return { ...usage, cached_tokens: cached };
+}
+
 /** The usage-only chunk: `choices` empty plus a usage object (the `[]` test is a cheap pre-filter). */
 function usageOnlyChunk(data: string): JsonObject | undefined {
   if (!emptyChoices(data)) return undefined;
@@ -125,7 +136,6 @@ export const passThrough: PassThrough = {
   encodeRequest,
   rewriteResponse,
   rewriteResponseText,
-  readAnswer,
   forwardStreamMessage,
   streamForwarder,
 };

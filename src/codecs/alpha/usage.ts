@@ -1,5 +1,5 @@
 /** A `usage` ↔ canonical usage (brief: prompt_tokens = all input, cache reads and writes included). */
-import { isJsonObject, type JsonObject, type JsonValue, type Usage } from '../../ir/index.ts';
+import { isJsonObject, type Usage } from '../../ir/index.ts';
 import type { AlphaUsage } from './wire.ts';
 
 function count(value: unknown): number {
@@ -39,17 +39,4 @@ export function encodeUsage(usage: Usage): AlphaUsage {
   }
   if (usage.cacheReadTokens > 0) encoded.cached_tokens = usage.cacheReadTokens;
   return encoded;
-}
-
-/**
- * The spec's flat `usage.cached_tokens`, added beside the SDK's `prompt_tokens_details.cached_tokens`
- * when a cache was hit and the upstream (following the SDK shape) did not send it; undefined when
- * nothing changes.
- */
-export function withFlatCachedTokens(usage: JsonValue | undefined): JsonObject | undefined {
-  if (!isJsonObject(usage) || usage.cached_tokens !== undefined) return undefined;
-  const details = usage.prompt_tokens_details;
-  const cached = isJsonObject(details) ? details.cached_tokens : undefined;
-  if (typeof cached !== 'number' || cached <= 0) return undefined;
-  return { ...usage, cached_tokens: cached };
 }
