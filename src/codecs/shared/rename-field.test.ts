@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { renameStringField } from './rename-field.ts';
+import { indexOfQuoted, renameOnlyTopLevelField, renameStringField } from './rename-field.ts';
 
 test('replaces the string value of the key at the given depth only', () => {
   assert.equal(renameStringField('{"a":1,"model":"x"}', 'model', 1, 'y'), '{"a":1,"model":"y"}');
@@ -54,4 +54,35 @@ test('any object, compact or spaced: the top-level string field is renamed, noth
     }),
     { numRuns: 500 },
   );
+});
+
+test('indexOfQuoted finds what indexOf finds, from any start', () => {
+  const piece = fc.constantFrom('"', '\\', 'model', 'mod', 'el', '"model"', 'model"', ':', '{', ' ', 'x');
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 16 }), fc.nat(40), (pieces, from) => {
+      const text = pieces.join('');
+      for (const quoted of ['"model"', '"a\\"b"', '"m"'])
+        assert.equal(
+          indexOfQuoted(text, quoted, from),
+          text.indexOf(quoted, from),
+          `${text} ${quoted} ${from}`,
+        );
+    }),
+    { numRuns: 2000 },
+  );
+  assert.equal(indexOfQuoted('"model"', '"model"'), 0);
+  assert.equal(indexOfQuoted('x"model"', '"model"', 1), 1);
+  assert.equal(indexOfQuoted('model"', '"model"'), -1);
+});
+
+test('renameOnlyTopLevelField: one top-level model renamed in place; a second "model" anywhere, the whole answer re-encoded', () => {
+  const answer = '{"id":"c","model":"gpt-4o-mini","choices":[{"message":{"content":"say \\"model\\""}}]}';
+  assert.equal(renameOnlyTopLevelField(answer, 'model', 'A-3'), answer.replace('"gpt-4o-mini"', '"A-3"'));
+  // An escaped quote just before the name is an occurrence too, as a plain search finds it.
+  assert.equal(renameOnlyTopLevelField('{"a":"\\"model","model":"m"}', 'model', 'A-3'), undefined);
+  assert.equal(renameOnlyTopLevelField('{"a":"model","model":"m"}', 'model', 'A-3'), undefined);
+  assert.equal(renameOnlyTopLevelField('{"a":{"model":"x"},"model":"m"}', 'model', 'A-3'), undefined);
+  assert.equal(renameOnlyTopLevelField('{"model":"A-3"}', 'model', 'A-3'), '{"model":"A-3"}');
+  assert.equal(renameOnlyTopLevelField('{"model" : "A-3"}', 'model', 'A-3'), undefined);
+  assert.equal(renameOnlyTopLevelField('{"other":1}', 'model', 'A-3'), undefined);
 });

@@ -26,6 +26,18 @@ function endOfString(text: string, start: number): number {
   return -1;
 }
 
+/**
+ * `text.indexOf(quotedKey, from)`, found faster: searching for a pattern that starts with `"` stops
+ * at every quote of a JSON text (one every few characters), so the search is for the name and its
+ * closing quote, and a match counts when a quote comes just before it. The same index.
+ */
+export function indexOfQuoted(text: string, quotedKey: string, from = 0): number {
+  const tail = quotedKey.slice(1);
+  let at = text.indexOf(tail, from + 1);
+  while (at !== -1 && text.charCodeAt(at - 1) !== quote) at = text.indexOf(tail, at + 1);
+  return at === -1 ? -1 : at - 1;
+}
+
 function skipSpace(text: string, index: number): number {
   let at = index;
   while (at < text.length && isSpace(text.charCodeAt(at))) at++;
@@ -39,7 +51,16 @@ function skipSpace(text: string, index: number): number {
  * at `from` (an SSE event's `data: ` before it is kept as it is, without slicing it off).
  */
 export function renameStringField(text: string, key: string, depth: number, value: string, from = 0): string {
-  const quotedKey = JSON.stringify(key);
+  return renameQuotedField(text, JSON.stringify(key), depth, value, from);
+}
+
+function renameQuotedField(
+  text: string,
+  quotedKey: string,
+  depth: number,
+  value: string,
+  from: number,
+): string {
   if (depth === 1) {
     const at = topLevelKeyAt(text, quotedKey, from);
     if (at !== -1) return replaceStringValue(text, at + quotedKey.length, value);
@@ -84,7 +105,7 @@ function replaceStringValue(text: string, keyEnd: number, value: string): string
  * cannot tell (a `{` or `[` inside an earlier string value, say): the caller scans.
  */
 function topLevelKeyAt(text: string, quotedKey: string, from: number): number {
-  const at = text.indexOf(quotedKey, from);
+  const at = indexOfQuoted(text, quotedKey, from);
   if (at <= from || text.charCodeAt(from) !== openBrace || text.charCodeAt(at - 1) === backslash) return -1;
   const brace = text.indexOf('{', from + 1);
   const bracket = text.indexOf('[', from);
@@ -99,9 +120,9 @@ function topLevelKeyAt(text: string, quotedKey: string, from: number): number {
  */
 export function renameOnlyTopLevelField(text: string, key: string, value: string): string | undefined {
   const quotedKey = JSON.stringify(key);
-  const first = text.indexOf(quotedKey);
-  if (first === -1 || text.indexOf(quotedKey, first + quotedKey.length) !== -1) return undefined;
-  const renamed = renameStringField(text, key, 1, value);
+  const first = indexOfQuoted(text, quotedKey);
+  if (first === -1 || indexOfQuoted(text, quotedKey, first + quotedKey.length) !== -1) return undefined;
+  const renamed = renameQuotedField(text, quotedKey, 1, value, 0);
   // Unchanged: the field is not a top-level string, unless it already said `value`.
   return renamed !== text || text.includes(`${quotedKey}:${JSON.stringify(value)}`) ? renamed : undefined;
 }
