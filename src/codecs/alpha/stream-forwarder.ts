@@ -7,7 +7,7 @@
  * finish, the usage chunk, `[DONE]`, an error, a chunk of another shape) is read.
  */
 import type { ResponseContext, StreamForwarder } from '../codec.ts';
-import { renameStringField } from '../shared/rename-field.ts';
+import { indexOfQuoted, renameStringField } from '../shared/rename-field.ts';
 import { hasField, startsAt } from '../shared/scan-event.ts';
 
 const choicesOpening = '"choices":[';
@@ -42,7 +42,7 @@ class AlphaStreamForwarder implements StreamForwarder {
       return -1;
     const rest = start + this.#start.length;
     // The first finish_reason is the last choice's, and null: one choice, unfinished.
-    const reason = events.indexOf('"finish_reason"', rest);
+    const reason = indexOfQuoted(events, '"finish_reason"', rest);
     if (reason === -1 || !startsAt(events, unfinished, reason)) return -1;
     const end = plainTailEnd(events, reason + unfinished.length);
     // One line (the start has no line end): the chunk's first line end is its blank line's.

@@ -4,6 +4,7 @@
  * key is a quoted name followed by a colon, and a name inside a string value has its quotes
  * escaped, so it never matches; a false positive only costs a parse.
  */
+import { indexOfQuoted } from './rename-field.ts';
 
 const colon = 0x3a;
 
@@ -24,16 +25,19 @@ function skipSpace(text: string, from: number): number {
   return index;
 }
 
-/** Some key `quotedKey` (`'"usage"'`) in `text` has a value (`nonNull`: other than `null`). */
+/**
+ * Some key `quotedKey` (`'"usage"'`) in `text` has a value (`nonNull`: other than `null`). Found by
+ * its name's tail (`indexOfQuoted`): a search that starts at a quote stops at every quote of the event.
+ */
 export function hasField(text: string, quotedKey: string, nonNull = false): boolean {
-  let at = text.indexOf(quotedKey);
+  let at = indexOfQuoted(text, quotedKey);
   while (at !== -1) {
     let index = skipSpace(text, at + quotedKey.length);
     if (text.charCodeAt(index) === colon) {
       index = skipSpace(text, index + 1);
       if (!nonNull || !text.startsWith('null', index)) return true;
     }
-    at = text.indexOf(quotedKey, index);
+    at = indexOfQuoted(text, quotedKey, index);
   }
   return false;
 }
