@@ -52,7 +52,7 @@ function newerSource(since) {
  * The same re-execution sets `MALLOC_ARENA_MAX=2` (glibc reads it once, at start) unless the
  * operator set it: each thread that allocates (V8's compiler and GC helpers, the ledger's writer
  * thread) otherwise gets its own malloc arena, and the memory each frees stays in it: ~14 MiB of
- * peak RSS under load (bench/README.md, "Memory, third pass"). Other C libraries ignore it.
+ * peak RSS under load (bench/README.md, "third session: memory"). Other C libraries ignore it.
  */
 /** The Node flags the operator gave (command line and NODE_OPTIONS). */
 function given() {
