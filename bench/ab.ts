@@ -11,7 +11,8 @@
  * target: a checkout's directory (its `bin/modelgate.js serve`), `dir#FLAGS` to run it with
  * `MODELGATE_NODE_FLAGS=FLAGS` (e.g. `.#none`), `bare` for the rig's bare proxy, or `floor` for the
  * parsing floor (`parsing-floor.ts`: what any gateway that parses a same-family request and its
- * answer must do; chat-openai and stream-openai only).
+ * answer must do; chat-openai and stream-openai only). A checkout's target may end in
+ * `+NAME=value` (one or more) to run it with those environment variables (e.g. `.+MALLOC_ARENA_MAX=2`).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -91,7 +92,9 @@ pinned(0, [join(rig, 'mock-upstream.mjs')], {
 });
 
 const targets: Target[] = targetSpecs.map((spec, index) => {
-  const [where = '', nodeFlags] = spec.split('#');
+  const [target = '', ...assignments] = spec.split('+');
+  const [where = '', nodeFlags] = target.split('#');
+  const extraEnv = Object.fromEntries(assignments.map((assignment) => assignment.split('=', 2)));
   const port = 9410 + index;
   const bare = where === 'bare';
   const floor = where === 'floor';
@@ -127,6 +130,7 @@ const targets: Target[] = targetSpecs.map((spec, index) => {
         GAMMA_BASE_URL: upstream,
         GAMMA_API_KEY: 'g-mock',
         ...(nodeFlags === undefined ? {} : { MODELGATE_NODE_FLAGS: nodeFlags }),
+        ...extraEnv,
       },
       directory,
     );

@@ -54,6 +54,31 @@ test('rows are written by the thread, with the spend; pending counts them until 
   database.close();
 });
 
+test('the thread starts with the first row: an idle ledger has none, and its first rows are written', async () => {
+  const { path, database } = storeFile();
+  const ledger = new ThreadedLedger(embeddedLedgerTarget(path), () => new SqliteLedgerWriter(database));
+  await delay(50);
+  assert.equal(ledger.threadStarted, false);
+  const rows = sampleLedgerRows(3, 0);
+  for (const row of rows) ledger.append(row);
+  assert.equal(ledger.threadStarted, true);
+  await until(() => ledger.pending === 0, 'the first rows acknowledged');
+  assert.equal(rowCount(database), rows.length);
+  assert.equal(ledger.writtenHere, 0);
+  await ledger.close();
+  database.close();
+});
+
+test('an idle ledger closes without a thread', async () => {
+  const { path, database } = storeFile();
+  const ledger = new ThreadedLedger(embeddedLedgerTarget(path), () => new SqliteLedgerWriter(database));
+  await ledger.close();
+  assert.equal(ledger.threadStarted, false);
+  ledger.append(sampleLedgerRows(1, 0)[0] as ReturnType<typeof sampleLedgerRows>[number]);
+  assert.equal(rowCount(database), 1, 'a row after close is written at once, here');
+  database.close();
+});
+
 test('flush is synchronous: when it returns every row is committed (a process on its way out)', async () => {
   const { path, database } = storeFile();
   const ledger = new ThreadedLedger(embeddedLedgerTarget(path), () => new SqliteLedgerWriter(database));

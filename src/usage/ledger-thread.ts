@@ -70,7 +70,8 @@ export class ThreadedLedger implements Ledger {
   readonly #handedOff: HandOffQueue;
   #pending: LedgerRow[] = [];
   #timer: NodeJS.Timeout | undefined;
-  #worker: Worker;
+  /** Started with the first row appended: an idle gateway holds no second isolate (~13 MiB). */
+  #worker: Worker | undefined;
   /** Resolves when the current thread has exited. */
   #workerExited: Promise<void> = Promise.resolve();
   /** Acknowledged sequence number when the thread was last (re)started: a crash loop backs off. */
@@ -101,7 +102,6 @@ export class ThreadedLedger implements Ledger {
     this.#handedOff = new HandOffQueue(options.maxQueuedRows ?? defaultMaxQueuedRows);
     this.#fullWaitMs = options.fullWaitMs ?? defaultFullWaitMs;
     this.#drainWaitMs = options.drainWaitMs ?? defaultDrainWaitMs;
-    this.#worker = this.#start();
   }
 
   append(row: LedgerRow): void {
@@ -111,6 +111,8 @@ export class ThreadedLedger implements Ledger {
       return;
     }
     this.#pending.push(row);
+    // The thread boots (its isolate, the writer module, the connection) while the first window runs.
+    this.#worker ??= this.#start();
     if (this.#pending.length >= maxPendingRows && this.heldBack === 0) this.#schedule(0);
     else if (this.#timer === undefined) this.#schedule(this.#windowMs);
   }
@@ -140,19 +142,26 @@ export class ThreadedLedger implements Ledger {
 
   /** Ends the thread as a crash would (tests): it is started again and sent what it had not acknowledged. */
   async crashThreadForTest(): Promise<void> {
-    await this.#worker.terminate();
+    await (this.#worker ??= this.#start()).terminate();
+  }
+
+  /** Whether the writer thread was started (it is, with the first row appended). */
+  get threadStarted(): boolean {
+    return this.#worker !== undefined;
   }
 
   async #shutDown(): Promise<void> {
     this.#closed = true;
     this.#sendPending();
-    this.#worker.ref();
+    const worker = this.#worker;
+    if (worker === undefined) return;
+    worker.ref();
     const drained = await this.#handedOff.drained(this.#drainWaitMs);
     this.#stopping = true;
     const exited = this.#workerExited;
-    if (drained) this.#worker.postMessage({ type: 'close' } satisfies ToLedgerWorker);
+    if (drained) this.#worker?.postMessage({ type: 'close' } satisfies ToLedgerWorker);
     else {
-      await this.#worker.terminate();
+      await this.#worker?.terminate();
       this.#writeUnacknowledgedHere();
     }
     await exited;
@@ -263,6 +272,7 @@ export class ThreadedLedger implements Ledger {
   }
 
   #post(seq: number, rows: LedgerRow[], resent: boolean): void {
+    this.#worker ??= this.#start();
     this.#worker.postMessage({ type: 'batch', seq, rows, resent } satisfies ToLedgerWorker);
   }
 

@@ -66,6 +66,7 @@ interface Started {
   pid: number;
   execArgv: string[];
   marker: boolean;
+  mallocArenas: string | undefined;
 }
 
 function start(
@@ -76,9 +77,14 @@ function start(
   checkout();
   writeFileSync(
     join(tree, 'src/cli/main.ts'),
-    "process.stdout.write(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, marker: 'MODELGATE_SERVE_REEXEC' in process.env }));\n",
+    "process.stdout.write(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, marker: 'MODELGATE_SERVE_REEXEC' in process.env, mallocArenas: process.env.MALLOC_ARENA_MAX }));\n",
   );
-  const { NODE_OPTIONS: _options, MODELGATE_NODE_FLAGS: _flags, ...inherited } = process.env;
+  const {
+    NODE_OPTIONS: _options,
+    MODELGATE_NODE_FLAGS: _flags,
+    MALLOC_ARENA_MAX: _arenas,
+    ...inherited
+  } = process.env;
   const child = spawnSync(process.execPath, [...nodeFlags, join(tree, 'bin/modelgate.js'), ...args], {
     env: { ...inherited, ...env },
     encoding: 'utf8',
@@ -104,4 +110,14 @@ test('MODELGATE_NODE_FLAGS replaces the heap flags; none keeps V8 defaults; an o
   ]);
   assert.deepEqual(start(['serve'], {}, ['--max-semi-space-size=4']).execArgv, ['--max-semi-space-size=4']);
   assert.deepEqual(start(['serve'], { NODE_OPTIONS: '--max-old-space-size=512' }).execArgv, []);
+});
+
+test('serve runs with two malloc arenas unless the operator chose a number; other commands as started', () => {
+  const started = start(['serve']);
+  assert.equal(started.mallocArenas, '2');
+  assert.equal(started.pid, started.spawned);
+  assert.equal(start(['serve'], { MODELGATE_NODE_FLAGS: 'none' }).mallocArenas, '2');
+  assert.equal(start(['serve'], {}, ['--max-semi-space-size=4']).mallocArenas, '2');
+  assert.equal(start(['serve'], { MALLOC_ARENA_MAX: '8' }).mallocArenas, '8');
+  assert.equal(start(['keys']).mallocArenas, undefined);
 });
