@@ -1,7 +1,7 @@
 /** Canonical response → the `chat.completion` body an A client expects. */
 import type { ChatResponse, Choice, JsonObject } from '../../ir/index.ts';
 import type { ResponseContext } from '../codec.ts';
-import { encodeFinishReason, encodeStopReason } from './finish-reason.ts';
+import { encodeFinishReason, stopSequenceOf } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 import type { AlphaResponseMessage, AlphaToolCall } from './wire.ts';
 
@@ -33,19 +33,26 @@ function encodeMessage(choice: Choice, legacyFunctions: boolean): AlphaResponseM
   return message;
 }
 
+/** One choice; `stop_reason` added only when known (no spread: one object, one shape, per choice). */
+function encodeChoice(choice: Choice, legacyFunctions: boolean): JsonObject {
+  const encoded: JsonObject = {
+    index: choice.index,
+    message: encodeMessage(choice, legacyFunctions),
+    logprobs: null,
+    finish_reason: encodeFinishReason(choice.finishReason, legacyFunctions),
+  };
+  const stopReason = stopSequenceOf(choice.finishReason);
+  if (stopReason !== undefined) encoded.stop_reason = stopReason;
+  return encoded;
+}
+
 export function encodeResponse(response: ChatResponse, context: ResponseContext): JsonObject {
   return {
     id: completionId(response.id),
     object: 'chat.completion',
     created: response.created,
     model: context.model,
-    choices: response.choices.map((choice) => ({
-      index: choice.index,
-      message: encodeMessage(choice, context.legacyFunctions),
-      logprobs: null,
-      finish_reason: encodeFinishReason(choice.finishReason, context.legacyFunctions),
-      ...encodeStopReason(choice.finishReason),
-    })),
+    choices: response.choices.map((choice) => encodeChoice(choice, context.legacyFunctions)),
     usage: encodeUsage(response.usage),
   };
 }

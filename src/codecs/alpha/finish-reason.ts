@@ -36,11 +36,15 @@ export function decodeFinishReason(raw: unknown, hasToolCalls: boolean, stopReas
   return reason;
 }
 
+/** The stop string that ended a choice, as those servers say it in `stop_reason` (undefined when none is known). */
+export function stopSequenceOf(reason: FinishReason): string | undefined {
+  return reason.unified === 'stop' ? reason.stopSequence : undefined;
+}
+
 /** The stop string that ended a choice, as those servers say it (`{}` when none is known). */
 export function encodeStopReason(reason: FinishReason): { stop_reason?: string } {
-  return reason.unified === 'stop' && reason.stopSequence !== undefined
-    ? { stop_reason: reason.stopSequence }
-    : {};
+  const stopSequence = stopSequenceOf(reason);
+  return stopSequence === undefined ? {} : { stop_reason: stopSequence };
 }
 
 export function encodeFinishReason(reason: FinishReason, legacyFunctions: boolean): AlphaFinishReason {

@@ -23,18 +23,23 @@ type Turn =
 
 export function encodeMessages(messages: readonly Message[]): BetaMessageParam[] {
   const turns: Turn[] = [];
-  messages.forEach((message, position) => {
-    const turn = encodeTurn(message, `messages.${position}`);
-    if (turn.blocks.length === 0 && (turn.role === 'assistant' || turn.results.length === 0)) return;
+  for (let position = 0; position < messages.length; position++) {
+    const turn = encodeTurn(messages[position] as Message, position);
+    if (turn.blocks.length === 0 && (turn.role === 'assistant' || turn.results.length === 0)) continue;
     const last = turns.at(-1);
     if (last === undefined || !mergeInto(last, turn)) turns.push(turn);
-  });
+  }
   checkResultsFollowCalls(turns);
   return turns.map((turn) =>
     turn.role === 'user'
-      ? { role: 'user', content: [...turn.results, ...turn.blocks] }
+      ? { role: 'user', content: userContent(turn.results, turn.blocks) }
       : { role: 'assistant', content: turn.blocks },
   );
+}
+
+/** Tool results first; the turn's own array when there are none (no copy, the common case). */
+function userContent(results: BetaToolResultBlock[], blocks: BetaUserBlock[]): BetaUserBlock[] {
+  return results.length === 0 ? blocks : [...results, ...blocks];
 }
 
 /**
@@ -72,14 +77,15 @@ function mergeInto(last: Turn, next: Turn): boolean {
   return false;
 }
 
-function encodeTurn(message: Message, path: string): Turn {
+/** `position`: the message's index, for the path an error names (built only then). */
+function encodeTurn(message: Message, position: number): Turn {
   switch (message.role) {
     case 'user':
       return { role: 'user', results: [], blocks: encodeUserParts(message.content) };
     case 'tool':
       return { role: 'user', results: message.content.map(encodeToolResult), blocks: [] };
     case 'assistant':
-      return { role: 'assistant', blocks: encodeAssistantParts(message.content, path) };
+      return { role: 'assistant', blocks: encodeAssistantParts(message.content, position) };
   }
 }
 
@@ -97,14 +103,14 @@ function encodeUserParts(parts: readonly UserPart[]): Array<BetaTextBlock | Beta
   return blocks;
 }
 
-function encodeAssistantParts(parts: readonly AssistantPart[], path: string): BetaAssistantBlock[] {
+function encodeAssistantParts(parts: readonly AssistantPart[], message: number): BetaAssistantBlock[] {
   const blocks: BetaAssistantBlock[] = [];
   parts.forEach((part, position) => {
     if (part.type === 'text') {
       if (!isBlankText(part)) blocks.push(writeTextBlock(part));
       return;
     }
-    const input = parseJsonObject(part.arguments, `${path}.content.${position}.arguments`);
+    const input = parseJsonObject(part.arguments, `messages.${message}.content.${position}.arguments`);
     const block: BetaToolUseBlock = { type: 'tool_use', id: toolUseId(part.id), name: part.name, input };
     blocks.push(withWireCacheControl(block, part.cacheControl));
   });

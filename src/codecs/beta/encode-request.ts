@@ -40,7 +40,8 @@ export function encodeRequest(request: ChatRequest, target: UpstreamTarget): Ups
   }
   if (request.stream) body.stream = true;
   encodeOutputOptions(request, body, warnings);
-  warnings.push(...droppedExtensionWarnings(request, 'beta'), ...imageDetailWarning(request, 'beta'));
+  addWarnings(warnings, droppedExtensionWarnings(request, 'beta'));
+  addWarnings(warnings, imageDetailWarning(request, 'beta'));
   return {
     path: messagesPath,
     headers: upstreamHeaders(target.apiKey),
@@ -48,6 +49,11 @@ export function encodeRequest(request: ChatRequest, target: UpstreamTarget): Ups
     warnings,
     call: { model: target.model, stream: request.stream, operation: 'chat' },
   };
+}
+
+/** Appends `more` in place (usually empty: then nothing is spread or copied). */
+function addWarnings(warnings: string[], more: readonly string[]): void {
+  for (const warning of more) warnings.push(warning);
 }
 
 /** One plain block → the string shorthand; otherwise text blocks (markers kept). */

@@ -1,13 +1,16 @@
 /** Warnings for fields a target family cannot express: dropped or clamped, never silently. */
-import type { ChatRequest, FamilyId } from '../../ir/index.ts';
+import type { ChatRequest, FamilyId, Message } from '../../ir/index.ts';
 
 /** One warning per family-only field that came from another family and cannot reach `target`. */
 export function droppedExtensionWarnings(request: ChatRequest, target: FamilyId): string[] {
   const warnings: string[] = [];
   // Extensions are keyed by the family whose surface read them: every other family's are dropped.
-  for (const [family, fields] of Object.entries(request.extensions)) {
+  // `for…in` over own plain objects: no entries array per request (they are usually empty).
+  const extensions = request.extensions;
+  for (const family in extensions) {
+    const fields = extensions[family];
     if (family === target || fields === undefined) continue;
-    for (const field of Object.keys(fields)) {
+    for (const field in fields) {
       warnings.push(`${field} has no equivalent for ${target} models and was dropped`);
     }
   }
@@ -18,12 +21,13 @@ export function droppedExtensionWarnings(request: ChatRequest, target: FamilyId)
 export function imageDetailWarning(request: ChatRequest, target: FamilyId): string[] {
   for (const message of request.messages) {
     for (const part of message.content) {
-      const images = part.type === 'tool-result' ? part.content : [part];
-      for (const image of images) {
-        if (image.type === 'image' && image.detail !== undefined)
-          return [`image detail has no equivalent for ${target} models and was dropped`];
-      }
+      if (hasImageDetail(part) || (part.type === 'tool-result' && part.content.some(hasImageDetail)))
+        return [`image detail has no equivalent for ${target} models and was dropped`];
     }
   }
   return [];
+}
+
+function hasImageDetail(part: Message['content'][number]): boolean {
+  return part.type === 'image' && part.detail !== undefined;
 }
