@@ -39,6 +39,8 @@ import {
 } from './lib/rig-cpu.ts';
 import { measureFixedRate } from './lib/scale-open-loop.ts';
 import { median } from './lib/stats.ts';
+import { countSyscalls } from './lib/syscall-counts.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { formatShares, sampleThreads, threadShares, type ThreadShare } from './lib/thread-stats.ts';
 
 const { values, positionals } = parseArgs({
@@ -52,6 +54,7 @@ const { values, positionals } = parseArgs({
     cores: { type: 'string', default: '1' },
     rates: { type: 'string' },
     threads: { type: 'boolean', default: false },
+    syscalls: { type: 'boolean', default: false },
   },
 });
 const scenarios = positionals.length > 0 ? positionals : ['chat-openai', 'chat-anthropic', 'stream-openai'];
@@ -145,11 +148,18 @@ interface Rep {
   p50: number;
   p99: number;
   shares: ThreadShare[];
+  /** --syscalls: per process, its main thread's loop turns, writes and reads per request. */
+  syscalls: string[];
 }
 type Gateway = (typeof gateways)[number];
 
 /** One rep of one set-up: closed-loop wrk (`rate` undefined) or open loop at `rate`. */
-function measureRep(gateway: Gateway, scenario: string, script: string, rate: number | undefined): Rep {
+async function measureRep(
+  gateway: Gateway,
+  scenario: string,
+  script: string,
+  rate: number | undefined,
+): Promise<Rep> {
   const pids = [...processTree(gateway.pid), ...(gateway.redisPid === undefined ? [] : [gateway.redisPid])];
   const roleOf = (pid: number): string =>
     pid === gateway.redisPid
@@ -162,6 +172,8 @@ function measureRep(gateway: Gateway, scenario: string, script: string, rate: nu
   const scriptsBefore = gateway.redisPid === undefined ? 0 : scriptCalls();
   const threadsBefore = values.threads ? sampleThreads(pids) : [];
   const origin = `http://127.0.0.1:${gateway.port}`;
+  const counter = values.syscalls ? countSyscalls(pids) : undefined;
+  if (counter !== undefined) await sleep(300); // perf attaches
   const run =
     rate === undefined
       ? {
@@ -178,6 +190,16 @@ function measureRep(gateway: Gateway, scenario: string, script: string, rate: nu
           seconds,
           scenario.startsWith('stream'),
         );
+  const counts = await counter?.stop();
+  const syscalls = pids.flatMap((pid) => {
+    const row = counts?.get(pid);
+    if (row === undefined) return [];
+    const per = (calls: number): string => (calls / run.requests).toFixed(2);
+    return [
+      `    ${roleOf(pid).padEnd(9)} main thread per request: loop turns (epoll waits) ${per(row.epoll_wait + row.epoll_pwait)}, ` +
+        `writev ${per(row.writev)}, write ${per(row.write)}, read ${per(row.read)}\n`,
+    ];
+  });
   const shares = values.threads ? threadShares(threadsBefore, sampleThreads(pids), run.requests, roleOf) : [];
   return {
     cpu: run.cpuMicrosPerRequest,
@@ -188,6 +210,7 @@ function measureRep(gateway: Gateway, scenario: string, script: string, rate: nu
     p50: run.p50Ms,
     p99: run.p99Ms,
     shares,
+    syscalls,
   };
 }
 
@@ -210,6 +233,7 @@ function report(scenario: string, rate: number | undefined, results: Map<Gateway
     );
     // The last rep's threads (each rep's are alike; the medians above are the figure).
     if (values.threads) process.stdout.write(formatShares(rows.at(-1)?.shares ?? []));
+    process.stdout.write((rows.at(-1)?.syscalls ?? []).join(''));
   }
   const [one, , workers] = gateways.map((gateway) => results.get(gateway) ?? []);
   const ratio = median((workers ?? []).map((rep) => rep.cpu)) / median((one ?? []).map((rep) => rep.cpu));
@@ -234,7 +258,7 @@ try {
       const results = new Map(gateways.map((gateway) => [gateway, [] as Rep[]]));
       for (let rep = 0; rep < reps; rep++) {
         for (const gateway of rep % 2 === 0 ? gateways : [...gateways].reverse())
-          results.get(gateway)?.push(measureRep(gateway, scenario, script, rate));
+          results.get(gateway)?.push(await measureRep(gateway, scenario, script, rate));
       }
       report(scenario, rate, results);
     }
