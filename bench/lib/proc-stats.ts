@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 
 let ticksPerSecond: number | undefined;
 
-function clockTicksPerSecond(): number {
+export function clockTicksPerSecond(): number {
   if (ticksPerSecond === undefined) {
     try {
       ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;

@@ -182,6 +182,27 @@ test('large batches (multi-row inserts and the rest) keep every row and field', 
   assert.equal(last.trace_id, '4bf92f3577b34da6a3ce929d0e0e4736');
 });
 
+test('a batch of any size is written whole, in order, each row once (chunks of 64, 32, … 1)', () => {
+  const database = openDatabase(':memory:');
+  const writer = new SqliteLedgerWriter(database);
+  let written = 0;
+  for (const size of [1, 3, 37, 63, 64, 65, 127]) {
+    const batch = Array.from({ length: size }, (_, index) =>
+      row({ requestId: `req_${size}_${index}`, outputTokens: index }),
+    );
+    writer.write(batch);
+    written += size;
+    const rows = database
+      .prepare('SELECT request_id, output_tokens FROM usage_ledger WHERE request_id LIKE ? ORDER BY rowid')
+      .all(`req_${size}_%`);
+    assert.deepEqual(
+      rows.map((stored) => [stored.request_id, stored.output_tokens]),
+      batch.map((sent) => [sent.requestId, sent.outputTokens]),
+    );
+  }
+  assert.equal(database.prepare('SELECT COUNT(*) AS n FROM usage_ledger').get()?.n, written);
+});
+
 test('a large backlog is written in slices, the event loop free between them; spend matches', async () => {
   const database = openDatabase(':memory:');
   const ledger = new UsageLedger(new SqliteLedgerWriter(database), { flushWindowMs: 1 });
