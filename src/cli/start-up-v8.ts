@@ -39,5 +39,8 @@ export function endStartUp(): void {
   if (!operatorSetTiering()) {
     setFlagsFromString('--maglev');
     setFlagsFromString('--turbofan');
+    // V8's defaults: every function may be compiled by either (the bin may have started with none).
+    setFlagsFromString('--maglev-filter=*');
+    setFlagsFromString('--turbo-filter=*');
   }
 }
