@@ -86,7 +86,7 @@ const flags = serveFlags();
 const mallocArenas =
   reexecutable && process.env.MALLOC_ARENA_MAX === undefined ? { MALLOC_ARENA_MAX: '2' } : {};
 const holdTiering =
-  process.argv[2] === 'serve' && !/--(no-)?(opt|turbofan|maglev)\b|--max-opt\b/.test(given());
+  process.argv[2] === 'serve' && !/--(no-)?(opt|turbofan|maglev|sparkplug)\b|--max-opt\b/.test(given());
 if (flags.length > 0 || Object.keys(mallocArenas).length > 0) {
   const held = holdTiering ? compilerFilters : [];
   const argv = [process.execPath, ...flags, ...held, ...process.execArgv, ...process.argv.slice(1)];
@@ -96,13 +96,15 @@ if (flags.length > 0 || Object.keys(mallocArenas).length > 0) {
 
 // Start-up allocates in a burst that would grow V8's young generation for good, and its hot loops
 // would page in the optimizing compilers for code that runs once (~12 MiB of idle RSS between
-// them): both are held back until the server listens (src/cli/start-up-v8.ts lets them go then,
-// and makes the same tests of the operator's own flags).
+// them; Sparkplug's baseline code for it ~0.7 MiB more): all are held back until the server
+// listens (src/cli/start-up-v8.ts lets them go then, and makes the same tests of the operator's own
+// flags).
 if (process.argv[2] === 'serve') {
   if (!/--semi-space-growth-factor/.test(given())) setFlagsFromString('--semi-space-growth-factor=1');
   if (holdTiering) {
     setFlagsFromString('--no-maglev');
     setFlagsFromString('--no-turbofan');
+    setFlagsFromString('--no-sparkplug');
   }
 }
 
