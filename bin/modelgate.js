@@ -73,7 +73,10 @@ if (reexecuted) delete process.env.MODELGATE_SERVE_REEXEC;
 // The filters are this command's own, not the operator's: execArgv (what cluster workers are
 // started with, and what start-up-v8.ts reads as the operator's flags) goes on without them.
 if (reexecMarker === 'held-tiering')
-  for (const flag of compilerFilters) process.execArgv.splice(process.execArgv.indexOf(flag), 1);
+  for (const flag of compilerFilters) {
+    const at = process.execArgv.indexOf(flag);
+    if (at >= 0) process.execArgv.splice(at, 1);
+  }
 const reexecutable = process.argv[2] === 'serve' && typeof process.execve === 'function' && !reexecuted;
 
 function serveFlags() {
