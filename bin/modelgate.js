@@ -60,9 +60,23 @@ function given() {
 }
 
 const defaultServeFlags = '--max-semi-space-size=16 --heap-growing-percent=50';
-const reexecuted = process.env.MODELGATE_SERVE_REEXEC === '1';
+// Node's own bootstrap resolves this file's path before any line here runs: under a deep enough
+// directory its path functions get hot and Maglev compiles one, paging ~2 MiB of compiler code
+// into the idle process. Only the command line is early enough, and `--no-maglev` there would make
+// every later Maglev compile synchronous; empty filters keep them concurrent (both: a function
+// Maglev may not compile goes to TurboFan). `endStartUp` restores V8's `*` filters.
+const compilerFilters = ['--maglev-filter=~', '--turbo-filter=~'];
+const reexecMarker = process.env.MODELGATE_SERVE_REEXEC;
+const reexecuted = reexecMarker === '1' || reexecMarker === 'held-tiering';
 // This is the re-executed process: the marker goes, so nothing it starts inherits it.
 if (reexecuted) delete process.env.MODELGATE_SERVE_REEXEC;
+// The filters are this command's own, not the operator's: execArgv (what cluster workers are
+// started with, and what start-up-v8.ts reads as the operator's flags) goes on without them.
+if (reexecMarker === 'held-tiering')
+  for (const flag of compilerFilters) {
+    const at = process.execArgv.indexOf(flag);
+    if (at >= 0) process.execArgv.splice(at, 1);
+  }
 const reexecutable = process.argv[2] === 'serve' && typeof process.execve === 'function' && !reexecuted;
 
 function serveFlags() {
@@ -74,20 +88,26 @@ function serveFlags() {
 const flags = serveFlags();
 const mallocArenas =
   reexecutable && process.env.MALLOC_ARENA_MAX === undefined ? { MALLOC_ARENA_MAX: '2' } : {};
+const holdTiering =
+  process.argv[2] === 'serve' && !/--(no-)?(opt|turbofan|maglev|sparkplug)\b|--max-opt\b/.test(given());
 if (flags.length > 0 || Object.keys(mallocArenas).length > 0) {
-  const argv = [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)];
-  process.execve(process.execPath, argv, { ...process.env, ...mallocArenas, MODELGATE_SERVE_REEXEC: '1' });
+  const held = holdTiering ? compilerFilters : [];
+  const argv = [process.execPath, ...flags, ...held, ...process.execArgv, ...process.argv.slice(1)];
+  const marker = holdTiering ? 'held-tiering' : '1';
+  process.execve(process.execPath, argv, { ...process.env, ...mallocArenas, MODELGATE_SERVE_REEXEC: marker });
 }
 
 // Start-up allocates in a burst that would grow V8's young generation for good, and its hot loops
 // would page in the optimizing compilers for code that runs once (~12 MiB of idle RSS between
-// them): both are held back until the server listens (src/cli/start-up-v8.ts lets them go then,
-// and makes the same tests of the operator's own flags).
+// them; Sparkplug's baseline code for it ~0.7 MiB more): all are held back until the server
+// listens (src/cli/start-up-v8.ts lets them go then, and makes the same tests of the operator's own
+// flags).
 if (process.argv[2] === 'serve') {
   if (!/--semi-space-growth-factor/.test(given())) setFlagsFromString('--semi-space-growth-factor=1');
-  if (!/--(no-)?(opt|turbofan|maglev)\b|--max-opt\b/.test(given())) {
+  if (holdTiering) {
     setFlagsFromString('--no-maglev');
     setFlagsFromString('--no-turbofan');
+    setFlagsFromString('--no-sparkplug');
   }
 }
 

@@ -14,8 +14,10 @@ import { test } from 'node:test';
 const startUpV8 = new URL('./start-up-v8.ts', import.meta.url).href;
 
 /** Whether a hot function ends up optimized in a Node given `nodeFlags`, after `endStartUp` or not. */
-function hotFunctionOptimized(nodeFlags: string[], callEndStartUp: boolean): boolean {
+function hotFunctionOptimized(nodeFlags: string[], callEndStartUp: boolean, dropFilters = false): boolean {
   const program = `
+    // What bin/modelgate.js does in the process it re-executed with its compiler filters.
+    if (${String(dropFilters)}) process.execArgv = process.execArgv.filter((flag) => !flag.endsWith('-filter=~'));
     import { setFlagsFromString } from 'node:v8';
     const operatorFlags = process.execArgv.join(' ');
     // What bin/modelgate.js does for \`serve\` when the operator gave no tiering flag.
@@ -48,4 +50,14 @@ test('endStartUp lets V8 optimize again what start-up held back', () => {
 
 test("an operator's own tiering flags are left as given", () => {
   assert.equal(hotFunctionOptimized(['--no-maglev', '--no-turbofan'], true), false);
+});
+
+test('compilers held back on the command line (the re-executed serve) come back after endStartUp', () => {
+  const heldByTheBin = ['--maglev-filter=~', '--turbo-filter=~'];
+  assert.equal(hotFunctionOptimized(heldByTheBin, false, true), false, 'held back, nothing is optimized');
+  assert.equal(
+    hotFunctionOptimized(heldByTheBin, true, true),
+    true,
+    'after endStartUp, hot code is optimized',
+  );
 });
