@@ -23,11 +23,14 @@ function randomByte(): number {
   return pool[next++] ?? 0;
 }
 
+/** The id's characters, written here and read as one string: no string per character. */
+const characters = Buffer.alloc(idChars);
+
 export function generateId(prefix: string): string {
-  let id = prefix;
-  while (id.length < prefix.length + idChars) {
+  let filled = 0;
+  while (filled < idChars) {
     const byte = randomByte();
-    if (byte < unbiasedBelow) id += alphabet.charAt(byte % alphabet.length);
+    if (byte < unbiasedBelow) characters[filled++] = alphabet.charCodeAt(byte % alphabet.length);
   }
-  return id;
+  return prefix + characters.toString('latin1', 0, idChars);
 }

@@ -159,12 +159,13 @@ export function createAdmissionPolicy(dependencies: PolicyDependencies): Admissi
       const tokensPerMinute = drewTokens
         ? limiter.limitsFor(key, family).tokensPerMinute
         : Number.POSITIVE_INFINITY;
-      const estimate = await estimateRequest(
+      const estimating = estimateRequest(
         prepared.request,
         entry,
         dependencies.pricingFor(entry),
         tokensPerMinute,
       );
+      const estimate = estimating instanceof Promise ? await estimating : estimating;
       const tokens = drewTokens ? estimate.tokens : 0;
       const reservations: Reservation[] = [];
       let acquired: Acquisition;

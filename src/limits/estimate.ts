@@ -28,22 +28,27 @@ export function maxOutputOf(request: ChatRequest, entry: ModelEntry): number {
  * `pricing`: the prices to assume (the dearest of the model and its fallbacks). `stopAbove`: a
  * total (prompt + output) beyond which the request is refused whatever the exact figure.
  */
-export async function estimateRequest(
+export function estimateRequest(
   request: ChatRequest,
   entry: ModelEntry,
   pricing: ModelPricing = entry.pricing,
   stopAbove: number = Number.POSITIVE_INFINITY,
-): Promise<Estimate> {
+): Estimate | Promise<Estimate> {
   const maxOutputTokens = maxOutputOf(request, entry);
   const prompt = promptTokensOf(request);
   const bounds = prompt.bounds();
   // Refused on the bytes alone: the lower bound is all the refusal needs. Otherwise the count, exact
   // for ordinary prompts; cut short (refused anyway) or past the work cap, its estimate.
-  const promptTokens =
-    bounds.lower + maxOutputTokens > stopAbove
-      ? bounds.lower
-      : (prompt.countNow(stopAbove - maxOutputTokens) ?? (await prompt.count(stopAbove - maxOutputTokens)))
-          .tokens;
+  if (bounds.lower + maxOutputTokens > stopAbove) return estimateOf(bounds.lower, maxOutputTokens, pricing);
+  const counted = prompt.countNow(stopAbove - maxOutputTokens);
+  // Most prompts are counted at once: no promise and no async frame for them.
+  if (counted !== undefined) return estimateOf(counted.tokens, maxOutputTokens, pricing);
+  return prompt
+    .count(stopAbove - maxOutputTokens)
+    .then((known) => estimateOf(known.tokens, maxOutputTokens, pricing));
+}
+
+function estimateOf(promptTokens: number, maxOutputTokens: number, pricing: ModelPricing): Estimate {
   const inputPrice = Math.max(pricing.inputPerMillion, pricing.cacheWritePerMillion);
   return {
     promptTokens,

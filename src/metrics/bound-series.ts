@@ -58,8 +58,17 @@ export class BoundSeriesCache<T> {
     this.#limit = limit;
   }
 
-  /** The tuple's entry: `a` … as many labels as the tuple has, the same number on every call. */
-  get(make: () => T, a: string, b?: string, c?: string, d?: string): T {
+  /**
+   * The tuple's entry: `a` … as many labels as the tuple has, the same number on every call.
+   * `make` is given the labels, so a caller can pass one function made once, not a closure a call.
+   */
+  get(
+    make: (a: string, b?: string, c?: string, d?: string) => T,
+    a: string,
+    b?: string,
+    c?: string,
+    d?: string,
+  ): T {
     let level = this.#root;
     let label = a;
     if (b !== undefined) {
@@ -76,7 +85,7 @@ export class BoundSeriesCache<T> {
     }
     const found = level.get(label);
     if (found !== undefined) return found as T;
-    const made = make();
+    const made = make(a, b, c, d);
     if (this.#size < this.#limit) {
       level.set(label, made);
       this.#size++;

@@ -56,64 +56,58 @@ export class RequestSeries {
   }
 
   row(provider: string, model: string, key: string | undefined): RowSeries {
-    return this.#rows.get(
-      () => {
-        const { tokens, cost, timePerOutputToken } = this.#metrics;
-        const owner = key === undefined ? [] : [key];
-        const typed = (type: string): BoundCounter =>
-          new BoundCounter(tokens, [type, provider, model, ...owner]);
-        return {
-          input: typed('input'),
-          output: typed('output'),
-          cacheRead: typed('cache_read'),
-          cacheCreation: typed('cache_creation'),
-          reasoning: typed('reasoning'),
-          cost: new BoundCounter(cost, [provider, model, ...owner]),
-          timePerOutputToken: new BoundHistogram(timePerOutputToken, [model]),
-        };
-      },
-      provider,
-      model,
-      key,
-    );
+    return this.#rows.get(this.#makeRow, provider, model, key);
   }
 
   firstToken(surface: string, model: string): BoundHistogram {
-    return this.#firstToken.get(
-      () => new BoundHistogram(this.#metrics.timeToFirstToken, [surface, model]),
-      surface,
-      model,
-    );
+    return this.#firstToken.get(this.#makeFirstToken, surface, model);
   }
 
   ended(surface: string, model: string, status: string, error: string): EndedSeries {
-    return this.#ended.get(
-      () => ({
-        requests: new BoundCounter(this.#metrics.requests, [surface, model, status, error]),
-        duration: new BoundHistogram(this.#metrics.requestDuration, [surface, model, status]),
-      }),
-      surface,
-      model,
-      status,
-      error,
-    );
+    return this.#ended.get(this.#makeEnded, surface, model, status, error);
   }
 
   overhead(surface: string): BoundHistogram {
-    return this.#overhead.get(() => new BoundHistogram(this.#metrics.overhead, [surface]), surface);
+    return this.#overhead.get(this.#makeOverhead, surface);
   }
 
   attempt(provider: string, model: string, kind: string, error: string): BoundHistogram {
-    return this.#attempts.get(
-      () => new BoundHistogram(this.#metrics.attemptDuration, [provider, model, kind, error]),
-      provider,
-      model,
-      kind,
-      error,
-    );
+    return this.#attempts.get(this.#makeAttempt, provider, model, kind, error);
   }
 
   retry(model: string): BoundCounter {
-    return this.#retries.get(() => new BoundCounter(this.#metrics.retries, [model]), model);
+    return this.#retries.get(this.#makeRetry, model);
   }
+
+  // Each group's maker, made once: a lookup allocates nothing (the labels come as arguments).
+  readonly #makeRow = (provider: string, model = '', key?: string): RowSeries => {
+    const { tokens, cost, timePerOutputToken } = this.#metrics;
+    const owner = key === undefined ? [] : [key];
+    const typed = (type: string): BoundCounter => new BoundCounter(tokens, [type, provider, model, ...owner]);
+    return {
+      input: typed('input'),
+      output: typed('output'),
+      cacheRead: typed('cache_read'),
+      cacheCreation: typed('cache_creation'),
+      reasoning: typed('reasoning'),
+      cost: new BoundCounter(cost, [provider, model, ...owner]),
+      timePerOutputToken: new BoundHistogram(timePerOutputToken, [model]),
+    };
+  };
+
+  readonly #makeFirstToken = (surface: string, model = ''): BoundHistogram =>
+    new BoundHistogram(this.#metrics.timeToFirstToken, [surface, model]);
+
+  readonly #makeEnded = (surface: string, model = '', status = '', error = ''): EndedSeries => ({
+    requests: new BoundCounter(this.#metrics.requests, [surface, model, status, error]),
+    duration: new BoundHistogram(this.#metrics.requestDuration, [surface, model, status]),
+  });
+
+  readonly #makeOverhead = (surface: string): BoundHistogram =>
+    new BoundHistogram(this.#metrics.overhead, [surface]);
+
+  readonly #makeAttempt = (provider: string, model = '', kind = '', error = ''): BoundHistogram =>
+    new BoundHistogram(this.#metrics.attemptDuration, [provider, model, kind, error]);
+
+  readonly #makeRetry = (model: string): BoundCounter => new BoundCounter(this.#metrics.retries, [model]);
 }

@@ -140,7 +140,22 @@ export function ledgerRows(
     }
   }
   return attempts.map((record, index): LedgerRow => {
-    const row = {
+    // One literal per row (the same keys in the same order), not a row spread into another.
+    if (index === finalIndex)
+      return {
+        ...base,
+        attempt: index + 1,
+        createdAt: record.startedAt,
+        model: record.model,
+        family: record.family,
+        upstreamModel: record.upstreamModel,
+        deployment: record.deployment,
+        upstreamStatus: record.status,
+        ...final,
+        error: final.error ?? record.error,
+        final: true,
+      };
+    return {
       ...base,
       attempt: index + 1,
       createdAt: record.startedAt,
@@ -149,10 +164,6 @@ export function ledgerRows(
       upstreamModel: record.upstreamModel,
       deployment: record.deployment,
       upstreamStatus: record.status,
-    };
-    if (index === finalIndex) return { ...row, ...final, error: final.error ?? record.error, final: true };
-    return {
-      ...row,
       final: false,
       status,
       outcome: record.answered ? outcome : 'failed',
