@@ -130,6 +130,17 @@ local function windowFinish(level, now, at, key, ao, i, apply, reply)
     reply[#reply + 1] = tonumber(redis.call('LINDEX', key, level - limit)) + period - now
   end
 end
+-- A GCRA bucket's three reply values at `level`: whole units left, ms until empty, ms until one more
+-- unit fits (also what lease.lua answers for the level a lease leaves).
+local function gcraReply(level, step, leak, cap, reply)
+  local remaining = math.floor((cap - level) / step)
+  if remaining < 0 then remaining = 0 end
+  reply[#reply + 1] = remaining
+  reply[#reply + 1] = math.ceil(level / leak)
+  local wait = math.ceil((level + step - cap) / leak)
+  if wait < 0 then wait = 0 end
+  reply[#reply + 1] = wait
+end
 local function gcraFinish(level, now, key, ao, i, apply, reply)
   local step = arg(ao, i, 3)
   local leak = arg(ao, i, 4)
@@ -145,13 +156,7 @@ local function gcraFinish(level, now, key, ao, i, apply, reply)
       redis.call('PEXPIRE', key, at - now + math.ceil(level / leak) + 1000)
     end
   end
-  local remaining = math.floor((cap - level) / step)
-  if remaining < 0 then remaining = 0 end
-  reply[#reply + 1] = remaining
-  reply[#reply + 1] = math.ceil(level / leak)
-  local wait = math.ceil((level + step - cap) / leak)
-  if wait < 0 then wait = 0 end
-  reply[#reply + 1] = wait
+  gcraReply(level, step, leak, cap, reply)
 end
 -- Draws every bucket when `apply`, then appends each one's remaining units, ms until full and ms
 -- until one more unit fits.

@@ -78,14 +78,7 @@ else
       local drawn = arg(ao, i, 1) * step
       redis.call('HSET', key, 'l', string.format('%.0f', atEnd + drawn), 't', at)
       redis.call('PEXPIRE', key, at - now + math.ceil((atEnd + drawn) / leak) + 1000)
-      local level = levels[i] + drawn
-      local remaining = math.floor((cap - level) / step)
-      if remaining < 0 then remaining = 0 end
-      reply[#reply + 1] = remaining
-      reply[#reply + 1] = math.ceil(level / leak)
-      local wait = math.ceil((level + step - cap) / leak)
-      if wait < 0 then wait = 0 end
-      reply[#reply + 1] = wait
+      gcraReply(levels[i] + drawn, step, leak, cap, reply)
     end
   end
 end
