@@ -8,7 +8,8 @@ import type { ServerResponse } from 'node:http';
 export function abortSignalFor(response: ServerResponse, controllers: Set<AbortController>): AbortSignal {
   const controller = new AbortController();
   controllers.add(controller);
-  response.once('close', () => {
+  // 'close' comes once per response (finished or not): `on` spares `once`'s wrapper and removal.
+  response.on('close', () => {
     controllers.delete(controller);
     if (!response.writableFinished) controller.abort('client_abort');
   });
