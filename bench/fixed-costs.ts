@@ -2,7 +2,7 @@
  * Per-request fixed costs on the common chat path, each measured against the base checkout's code in
  * this one process (base and new alternated, median of runs): the request's log line (fields and
  * the logger), the prompt's token count (admission's estimate), the handler's promise chain, a
- * response's 'close' listeners and a JSON answer's call timers.
+ * response's 'close' listeners, a JSON answer's call timers and a request's prompt counter.
  * The base is a checkout's directory (its `src/`), e.g. one made with `git archive`:
  *
  *   node bench/fixed-costs.ts --base /tmp/base-checkout [--runs 9]
@@ -13,6 +13,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AttemptRecord } from '../src/gateway/delivery.ts';
 import { MemoryRateLimitStore } from '../src/limits/memory-rate-limit-store.ts';
+import { promptTokensOf } from '../src/gateway/validate-request.ts';
+import type { ChatRequest } from '../src/ir/index.ts';
 import { RateLimiter } from '../src/limits/rate-limiter.ts';
 import { abortSignalFor } from '../src/server/chat-body.ts';
 import { KeySlots } from '../src/server/key-slots.ts';
@@ -54,6 +56,9 @@ const baseChatBody = (await import(join(base, 'server/chat-body.ts'))) as {
   abortSignalFor: typeof abortSignalFor;
 };
 const baseTimers = (await import(join(base, 'upstream/timers.ts'))) as { CallTimers: typeof CallTimers };
+const baseValidate = (await import(join(base, 'gateway/validate-request.ts'))) as {
+  promptTokensOf: typeof promptTokensOf;
+};
 
 /** Microseconds per call of `body`, `iterations` times. */
 async function timed(iterations: number, body: (index: number) => unknown): Promise<number> {
@@ -255,5 +260,30 @@ await compare(
     timers.arm();
     timers.complete();
     timers.stop();
+  },
+);
+
+// --- a request's prompt counter: made when the request is prepared, found again by admission's estimate.
+const chatRequest = (): ChatRequest =>
+  ({
+    model: 'A-3',
+    system: [{ type: 'text', text: texts[0] }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: texts[1] }] }],
+    tools: [],
+    sampling: { maxOutputTokens: 64 },
+    stream: false,
+  }) as unknown as ChatRequest;
+await compare(
+  'prompt counter of a request',
+  200_000,
+  () => {
+    const request = chatRequest();
+    baseValidate.promptTokensOf(request);
+    return baseValidate.promptTokensOf(request);
+  },
+  () => {
+    const request = chatRequest();
+    promptTokensOf(request);
+    return promptTokensOf(request);
   },
 );
