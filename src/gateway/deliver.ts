@@ -50,7 +50,8 @@ export async function deliver(
       const step = plan.next();
       if (step === undefined) throw plan.finalError();
       if (step.waitMs > 0 && !(await pause(step.waitMs, call.signal))) throw clientGone();
-      const attempt = await attemptFor(call, prepared, step, delivering);
+      const planned = attemptFor(call, prepared, step, delivering);
+      const attempt = planned instanceof Promise ? await planned : planned;
       if (attempt instanceof GatewayError) {
         plan.skipModel(attempt);
         continue;
