@@ -1,16 +1,24 @@
 /**
  * Per-request fixed costs on the common chat path, each measured against the base checkout's code in
  * this one process (base and new alternated, median of runs): the request's log line (fields and
- * the logger), the prompt's token count (admission's estimate), and the handler's promise chain.
+ * the logger), the prompt's token count (admission's estimate), the handler's promise chain, a
+ * response's 'close' listeners, a JSON answer's call timers and a request's prompt counter.
  * The base is a checkout's directory (its `src/`), e.g. one made with `git archive`:
  *
  *   node bench/fixed-costs.ts --base /tmp/base-checkout [--runs 9]
  */
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AttemptRecord } from '../src/gateway/delivery.ts';
 import { MemoryRateLimitStore } from '../src/limits/memory-rate-limit-store.ts';
+import { promptTokensOf } from '../src/gateway/validate-request.ts';
+import type { ChatRequest } from '../src/ir/index.ts';
 import { RateLimiter } from '../src/limits/rate-limiter.ts';
+import { abortSignalFor } from '../src/server/chat-body.ts';
+import { KeySlots } from '../src/server/key-slots.ts';
+import { CallTimers } from '../src/upstream/timers.ts';
 import { createLogger } from '../src/log/logger.ts';
 import type { ChatEnding } from '../src/server/chat-end.ts';
 import type { Exchange } from '../src/server/exchange.ts';
@@ -42,6 +50,14 @@ const baseLimiter = (await import(join(base, 'limits/rate-limiter.ts'))) as {
 };
 const baseStore = (await import(join(base, 'limits/memory-rate-limit-store.ts'))) as {
   MemoryRateLimitStore: typeof MemoryRateLimitStore;
+};
+const baseSlots = (await import(join(base, 'server/key-slots.ts'))) as { KeySlots: typeof KeySlots };
+const baseChatBody = (await import(join(base, 'server/chat-body.ts'))) as {
+  abortSignalFor: typeof abortSignalFor;
+};
+const baseTimers = (await import(join(base, 'upstream/timers.ts'))) as { CallTimers: typeof CallTimers };
+const baseValidate = (await import(join(base, 'gateway/validate-request.ts'))) as {
+  promptTokensOf: typeof promptTokensOf;
 };
 
 /** Microseconds per call of `body`, `iterations` times. */
@@ -206,3 +222,68 @@ await compare(
   },
 );
 if (settled < 0) console.log('never: the routes do not throw');
+
+// --- a chat response's 'close' listeners: the server's in-flight count, the key's fair slot and the
+// request's abort signal, added while it is served and run once when it closes.
+const inFlightRelease = (): void => undefined;
+const closing = (slots: KeySlots, signalFor: typeof abortSignalFor): void => {
+  const response = Object.assign(new EventEmitter(), { writableFinished: true, destroyed: false });
+  const controllers = new Set<AbortController>();
+  response.on('close', inFlightRelease);
+  slots.take('key-static-0', response as unknown as ServerResponse);
+  signalFor(response as unknown as ServerResponse, controllers);
+  response.emit('close');
+};
+const slotsBefore = new baseSlots.KeySlots(64);
+const slotsAfter = new KeySlots(64);
+await compare(
+  "response 'close' listeners",
+  200_000,
+  () => closing(slotsBefore, baseChatBody.abortSignalFor),
+  () => closing(slotsAfter, abortSignalFor),
+);
+
+// --- a JSON answer's call timers: armed when sent, the whole body read, stopped.
+const timeouts = { connectMs: 10_000, firstByteMs: 60_000, idleMs: 60_000 };
+const clientSignal = new AbortController().signal;
+await compare(
+  'call timers, JSON answer',
+  200_000,
+  () => {
+    const timers = new baseTimers.CallTimers(timeouts, clientSignal);
+    timers.arm();
+    timers.chunk();
+    timers.stop();
+  },
+  () => {
+    const timers = new CallTimers(timeouts, clientSignal);
+    timers.arm();
+    timers.complete();
+    timers.stop();
+  },
+);
+
+// --- a request's prompt counter: made when the request is prepared, found again by admission's estimate.
+const chatRequest = (): ChatRequest =>
+  ({
+    model: 'A-3',
+    system: [{ type: 'text', text: texts[0] }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: texts[1] }] }],
+    tools: [],
+    sampling: { maxOutputTokens: 64 },
+    stream: false,
+  }) as unknown as ChatRequest;
+await compare(
+  'prompt counter of a request',
+  200_000,
+  () => {
+    const request = chatRequest();
+    baseValidate.promptTokensOf(request);
+    return baseValidate.promptTokensOf(request);
+  },
+  () => {
+    const request = chatRequest();
+    promptTokensOf(request);
+    return promptTokensOf(request);
+  },
+);

@@ -4,10 +4,11 @@
  * measure) sending the rig's request, and V8's sampling heap profiler counting every allocation,
  * kept or already collected. Allocation per request does not depend on how busy the machine is, so
  * two checkouts measured minutes apart compare fairly (unlike CPU). The ledger's own thread is
- * another isolate and not counted.
+ * another isolate and not counted. Last, one more pass counts the promises made per request.
  *
  *   node bench/request-alloc.ts [--checkout .] [--model A-3|B-4] [--stream] [--requests 4000] [--top 25]
  */
+import { createHook } from 'node:async_hooks';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -166,6 +167,17 @@ const rounds = Number(values.rounds) * requests;
 for (const [site, bytes] of [...sites].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top)))
   console.log(`${(bytes / rounds).toFixed(0).padStart(7)} B  ${site}`);
 session.disconnect();
+// Promises made on this thread per request (async functions' own included): one counted pass.
+let promises = 0;
+const counting = createHook({
+  init(_id, type) {
+    if (type === 'PROMISE') promises++;
+  },
+});
+counting.enable();
+await drive(gateway, requests);
+counting.disable();
+console.log(`${(promises / requests).toFixed(1)} promises/request`);
 await gateway.close();
 mock.kill();
 rmSync(scratch, { recursive: true, force: true });

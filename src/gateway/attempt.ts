@@ -35,7 +35,22 @@ export interface StrictDecode {
  * family) is the prepared request unchanged. A fallback gets its catalog checks (its output cap
  * lowered to its maximum, with a note); a request it cannot take skips it (the error is returned).
  */
-export async function attemptFor(
+export function attemptFor(
+  call: ChatCall,
+  prepared: PreparedRequest,
+  step: Step,
+  strict: StrictDecode,
+): Attempt | GatewayError | Promise<Attempt | GatewayError> {
+  if (step.route.entry === prepared.entry && step.deployment.codec === prepared.target) {
+    // The common case: the prepared request as is, with no promise. A refusal by the codec (thrown)
+    // is the client's error.
+    return encoded(call, step, prepared.request, prepared.passThrough, prepared.notes);
+  }
+  return translatedAttempt(call, prepared, step, strict);
+}
+
+/** Another model (a fallback) or another family: re-decoded strictly when needed, and checked. */
+async function translatedAttempt(
   call: ChatCall,
   prepared: PreparedRequest,
   step: Step,
@@ -43,10 +58,6 @@ export async function attemptFor(
 ): Promise<Attempt | GatewayError> {
   const entry = step.route.entry;
   const codec = step.deployment.codec;
-  if (entry === prepared.entry && codec === prepared.target) {
-    // The common case: the prepared request as is. A refusal by the codec is the client's error.
-    return encoded(call, step, prepared.request, prepared.passThrough, prepared.notes);
-  }
   const primary = entry === prepared.entry;
   try {
     let base = prepared.request;

@@ -13,13 +13,14 @@ import { hasPassThrough } from '../surfaces/surface.ts';
 import { GatewayError, isJsonObject } from '../ir/index.ts';
 import { AttemptPlan } from '../routing/attempt-plan.ts';
 import type { ModelRoute } from '../routing/deployment.ts';
+import type { CallTimers } from '../upstream/timers.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import type { AfterDispatch } from './admission.ts';
 import { answerHeaders, endStream, sendJsonAnswer, startStream } from './answer-parts.ts';
 import { attemptFor } from './attempt.ts';
 import { AttemptRun, clientGone, isRehearsal, type Delivering } from './attempt-run.ts';
 import type { ChatCall } from './chat-call.ts';
-import { decodeContext, parseUpstreamJson, readBodyText } from './decode-context.ts';
+import { decodeContext, parseUpstreamJson } from './decode-context.ts';
 import { finishReasonName, type Delivery, type DeliveryResult } from './delivery.ts';
 import { fanOut } from './fan-out.ts';
 import type { PreparedRequest } from './prepare-request.ts';
@@ -42,56 +43,68 @@ export async function deliver(
     strictRequest: undefined,
     records: [],
   };
+  // The plan's attempts, one after another, until one answers. One async function for the loop and
+  // the one-call answer (once three, each its own promise and saved frame on every request).
   try {
-    return await attempts(delivering);
+    for (;;) {
+      const step = plan.next();
+      if (step === undefined) throw plan.finalError();
+      if (step.waitMs > 0 && !(await pause(step.waitMs, call.signal))) throw clientGone();
+      const planned = attemptFor(call, prepared, step, delivering);
+      const attempt = planned instanceof Promise ? await planned : planned;
+      if (attempt instanceof GatewayError) {
+        plan.skipModel(attempt);
+        continue;
+      }
+      const run = new AttemptRun(delivering, attempt);
+      try {
+        let delivery: Delivery | undefined;
+        if (attempt.calls > 1) delivery = await fanOut(run);
+        else {
+          const sent = await run.send(attempt.upstreamRequest, run.records[0]);
+          if (!sent.ok) run.fail(sent.failure);
+          else if (prepared.request.stream) delivery = await answerStream(run, sent.response);
+          else {
+            const whole = readWholeNow(sent.response, run.timers);
+            delivery = answerJson(run, whole ?? (await readWhole(sent.response, run)));
+          }
+        }
+        if (delivery !== undefined) return delivery;
+      } finally {
+        run.close();
+      }
+    }
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
     return { delivered: false, error, records: delivering.records };
   }
 }
 
-/** The plan's attempts, one after another, until one answers; throws the client's error when none can. */
-async function attempts(delivering: Delivering): Promise<Delivery> {
-  const { call, prepared, plan } = delivering;
-  for (;;) {
-    const step = plan.next();
-    if (step === undefined) throw plan.finalError();
-    if (step.waitMs > 0 && !(await pause(step.waitMs, call.signal))) throw clientGone();
-    const attempt = await attemptFor(call, prepared, step, delivering);
-    if (attempt instanceof GatewayError) {
-      plan.skipModel(attempt);
-      continue;
-    }
-    const run = new AttemptRun(delivering, attempt);
-    try {
-      const delivery = await (attempt.calls > 1 ? fanOut(run) : answer(run));
-      if (delivery !== undefined) return delivery;
-    } finally {
-      run.close();
-    }
-  }
+/** The whole JSON body when it has already arrived (the common case: no promise), else undefined. */
+function readWholeNow(response: UpstreamResponse, timers: CallTimers): string | undefined {
+  const text = response.textNow?.();
+  if (text !== undefined) timers.complete();
+  return text;
 }
 
-/** One upstream call answers the client; undefined when it failed in a way that allows another. */
-async function answer(run: AttemptRun): Promise<Delivery | undefined> {
-  const sent = await run.send(run.attempt.upstreamRequest, run.records[0]);
-  if (!sent.ok) {
-    run.fail(sent.failure);
-    return undefined;
-  }
-  return run.prepared.request.stream ? answerStream(run, sent.response) : answerJson(run, sent.response);
-}
-
-async function answerJson(run: AttemptRun, response: UpstreamResponse): Promise<Delivery | undefined> {
-  const { call, prepared, attempt } = run;
-  let text: string;
+/** Waits for the whole JSON body; a failed read is the attempt's failure (undefined: no text). */
+async function readWhole(response: UpstreamResponse, run: AttemptRun): Promise<string | undefined> {
   try {
-    text = await readBodyText(response, run.timers);
+    const text = await response.text();
+    // The first-byte timer runs until the body is complete: one that stalls halfway can be retried.
+    run.timers.complete();
+    return text;
   } catch (error) {
     response.cancel();
     run.fail(run.failure(error));
     return undefined;
   }
+}
+
+/** Answers with a whole JSON body read as `text`; undefined (no text, or unreadable) when another attempt may follow. */
+function answerJson(run: AttemptRun, text: string | undefined): Delivery | undefined {
+  if (text === undefined) return undefined;
+  const { call, prepared, attempt } = run;
   let upstreamBody: unknown;
   let decoded;
   try {

@@ -31,13 +31,21 @@ export function validateAgainstCatalog(request: ChatRequest, entry: ModelEntry):
   checkCapabilities(request, entry);
 }
 
+/**
+ * Where a request keeps its prompt counter: a property only this module knows, not enumerable (a
+ * copy of the request, a comparison or a serialisation never sees it). Not a WeakMap: an entry per
+ * request cost ~0.8 µs against ~0.15 (an ephemeron table that grows in the old generation until a
+ * full collection clears it).
+ */
+const counterKey = Symbol('prompt tokens');
+type Counted = ChatRequest & { readonly [counterKey]?: PromptTokens };
+
 /** The prompt counter of a request, made once (admission and fallbacks reuse its progress). */
-const counters = new WeakMap<ChatRequest, PromptTokens>();
 export function promptTokensOf(request: ChatRequest): PromptTokens {
-  let prompt = counters.get(request);
+  let prompt = (request as Counted)[counterKey];
   if (prompt === undefined) {
     prompt = new PromptTokens(promptTexts(request));
-    counters.set(request, prompt);
+    Object.defineProperty(request, counterKey, { value: prompt });
   }
   return prompt;
 }

@@ -1,24 +1,15 @@
 /**
- * The chat route's read-body stage: the body, read under the watch the screen handed out, parsed;
- * then the request's abort signal, wired to the client leaving and to a shutdown's drain.
+ * The chat route's stage after the body is read: the request's abort signal, wired to the client
+ * leaving and to a shutdown's drain.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BodyWatch } from '../http/body-guard.ts';
-import { parseJsonBody, readBody } from '../http/read-body.ts';
-
-export async function readChatBody(
-  request: IncomingMessage,
-  limitBytes: number,
-  watch: BodyWatch,
-): Promise<unknown> {
-  return parseJsonBody(await readBody(request, limitBytes, watch));
-}
+import type { ServerResponse } from 'node:http';
 
 /** Aborted with `client_abort` when the client leaves before the answer ended, or by a drain. */
 export function abortSignalFor(response: ServerResponse, controllers: Set<AbortController>): AbortSignal {
   const controller = new AbortController();
   controllers.add(controller);
-  response.once('close', () => {
+  // 'close' comes once per response (finished or not): `on` spares `once`'s wrapper and removal.
+  response.on('close', () => {
     controllers.delete(controller);
     if (!response.writableFinished) controller.abort('client_abort');
   });

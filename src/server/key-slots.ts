@@ -30,7 +30,8 @@ export class KeySlots {
       );
     }
     this.#held.set(keyId, held + 1);
-    response.once('close', () => {
+    // 'close' comes once per response (finished or not): `on` spares `once`'s wrapper and removal.
+    response.on('close', () => {
       const left = (this.#held.get(keyId) ?? 1) - 1;
       if (left <= 0) this.#held.delete(keyId);
       else this.#held.set(keyId, left);

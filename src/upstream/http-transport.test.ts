@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../ir/index.ts';
 import { createHttpTransport } from './http-transport.ts';
 import type { UpstreamResponse } from './transport.ts';
@@ -68,6 +69,22 @@ test('a JSON answer in several chunks, a character split between them, reads who
   assert.equal(response.status, 200);
   assert.equal(response.headers['x-upstream'], 'yes');
   assert.deepEqual(JSON.parse(await response.text()), { text: 'héllo ✓' });
+});
+
+test('textNow: nothing until the body has arrived whole, then the same text as text()', async () => {
+  let finish: (() => void) | undefined;
+  routes.set('/v1/later', (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.write('\uFEFF{"text":');
+    finish = () => response.end('"héllo"}');
+  });
+  const response = await post('/v1/later');
+  assert.equal(response.textNow?.(), undefined, 'half a body is not read');
+  finish?.();
+  let text: string | undefined;
+  // However long the rest takes to arrive on a busy machine: polled, not timed.
+  while ((text = response.textNow?.()) === undefined) await sleep(10);
+  assert.deepEqual(JSON.parse(text), { text: 'héllo' });
 });
 
 test('the base URL path goes before the request path; the status and body of an error come through', async () => {

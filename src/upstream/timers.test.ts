@@ -74,3 +74,15 @@ test('an unarmed call is armed by its first chunk (a call is never left unwatche
   assert.equal(watched.signal.aborted, true);
   watched.stop();
 });
+
+test('a body read whole completes the call: its first byte timed, no timer left to fire', async () => {
+  const client = new AbortController();
+  const timers = new CallTimers({ connectMs: 1000, firstByteMs: 30, idleMs: 30 }, client.signal);
+  timers.arm();
+  timers.complete();
+  assert.ok(timers.firstByteMs !== undefined);
+  assert.equal(timers.waitingForFirstByte, false);
+  await sleep(80);
+  assert.equal(timers.fired, undefined);
+  assert.equal(timers.signal.aborted, false);
+});

@@ -69,6 +69,19 @@ export class CallTimers {
     }
   }
 
+  /**
+   * A body read whole has arrived: its first byte is timed as `chunk()` would, and no idle timer
+   * starts (nothing more can arrive to wait for), so the call's timers stop here.
+   */
+  complete(): void {
+    if (this.#stopped) return;
+    if (this.#firstByte) {
+      this.#firstByte = false;
+      this.firstByteMs = performance.now() - this.startedAt;
+    }
+    this.stop();
+  }
+
   /** The call is over (answered, failed or abandoned): no timer may fire any more. */
   stop(): void {
     if (this.#stopped) return;

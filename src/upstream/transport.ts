@@ -13,6 +13,12 @@ export interface UpstreamResponse {
   body: AsyncIterable<Uint8Array | string>;
   /** The whole body as text (consumes it). */
   text(): Promise<string>;
+  /**
+   * The whole body as text at once when it has already arrived whole (consumes it), else
+   * undefined and nothing is consumed (`text()` then waits for it). A JSON answer usually comes in
+   * the packet of its headers: read so, it costs no promise and no turn of the event loop.
+   */
+  textNow?(): string | undefined;
   /** Stop reading and release the connection. Safe to call more than once. */
   cancel(): void;
 }

@@ -166,6 +166,13 @@ export class UpstreamCall
     });
   }
 
+  textNow(): string | undefined {
+    // Past the cap, failed or cancelled: `text()` says what happened, as before.
+    if (!this.#ended || this.#stopped || this.#unreadBytes > this.#maxWholeBytes) return undefined;
+    this.#whole = true;
+    return this.#drainText();
+  }
+
   cancel(): void {
     if (this.#ended || this.#stopped) return;
     this.#stop(undefined);
