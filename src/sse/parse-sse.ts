@@ -9,6 +9,7 @@
  * throws `SseEventTooLarge` and the parser drops what it held.
  */
 import { GatewayError } from '../ir/index.ts';
+import { Utf8Chunks } from './utf8-chunks.ts';
 
 export interface SseMessage {
   /** The `event:` field, or undefined for the default `message` type. */
@@ -27,7 +28,7 @@ export class SseEventTooLarge extends GatewayError {
 }
 
 export class SseParser {
-  readonly #decoder = new TextDecoder('utf-8');
+  readonly #decoder = new Utf8Chunks();
   readonly #maxEventChars: number;
   /** The unfinished line, in the pieces it arrived in. */
   #pending: string[] = [];
@@ -43,7 +44,7 @@ export class SseParser {
   }
 
   push(chunk: Uint8Array | string, emit: SseEmit): void {
-    let text = typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, { stream: true });
+    let text = typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk);
     if (this.#pendingCarriageReturn && text.startsWith('\n')) text = text.slice(1);
     this.#pendingCarriageReturn = false;
     this.#take(text, emit);
@@ -51,7 +52,7 @@ export class SseParser {
 
   /** Flush at end of input: a final event without a trailing blank line still counts. */
   end(emit: SseEmit): void {
-    this.#take(this.#decoder.decode(), emit);
+    this.#take(this.#decoder.end(), emit);
     if (this.#pendingLength > 0) this.#processHeldLine('', emit);
     this.#dispatch(emit);
   }
