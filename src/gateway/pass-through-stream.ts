@@ -14,7 +14,6 @@ import type { PassThroughSurface } from '../surfaces/surface.ts';
 import type { GatewayError, StreamEvent } from '../ir/index.ts';
 import { SseEventTooLarge, SseParser, type SseMessage } from '../sse/parse-sse.ts';
 import { eventEnd as endOfEvent, SseEventScanner } from '../sse/scan-events.ts';
-import { Utf8Chunks } from '../sse/utf8-chunks.ts';
 import type { UpstreamResponse } from '../upstream/transport.ts';
 import type { UpstreamErrorScrubber } from '../upstream/upstream-error-text.ts';
 import { decodeContext } from './decode-context.ts';
@@ -125,7 +124,7 @@ function forwardingReader(
   read: (message: SseMessage) => void,
   onEvents: (events: string) => void,
 ): StreamReader {
-  const utf8 = new Utf8Chunks();
+  const utf8 = new TextDecoder('utf-8');
   const scanner = new SseEventScanner(maxEventBytes);
   let parsing = false;
   const push = (text: string): void => {
@@ -141,10 +140,10 @@ function forwardingReader(
   };
   return {
     push: (chunk) => {
-      push(typeof chunk === 'string' ? chunk : utf8.decode(chunk));
+      push(typeof chunk === 'string' ? chunk : utf8.decode(chunk, { stream: true }));
     },
     end: () => {
-      push(utf8.end());
+      push(utf8.decode());
       if (!parsing) parser.push(scanner.rest(), read);
       parser.end(read);
     },

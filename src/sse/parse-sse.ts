@@ -9,7 +9,6 @@
  * throws `SseEventTooLarge` and the parser drops what it held.
  */
 import { GatewayError } from '../ir/index.ts';
-import { Utf8Chunks } from './utf8-chunks.ts';
 
 export interface SseMessage {
   /** The `event:` field, or undefined for the default `message` type. */
@@ -28,7 +27,7 @@ export class SseEventTooLarge extends GatewayError {
 }
 
 export class SseParser {
-  readonly #decoder = new Utf8Chunks();
+  readonly #decoder = new TextDecoder('utf-8');
   readonly #maxEventChars: number;
   /** The unfinished line, in the pieces it arrived in. */
   #pending: string[] = [];
@@ -44,7 +43,7 @@ export class SseParser {
   }
 
   push(chunk: Uint8Array | string, emit: SseEmit): void {
-    let text = typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk);
+    let text = typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, { stream: true });
     if (this.#pendingCarriageReturn && text.startsWith('\n')) text = text.slice(1);
     this.#pendingCarriageReturn = false;
     this.#take(text, emit);
@@ -52,7 +51,7 @@ export class SseParser {
 
   /** Flush at end of input: a final event without a trailing blank line still counts. */
   end(emit: SseEmit): void {
-    this.#take(this.#decoder.end(), emit);
+    this.#take(this.#decoder.decode(), emit);
     if (this.#pendingLength > 0) this.#processHeldLine('', emit);
     this.#dispatch(emit);
   }
