@@ -35,6 +35,22 @@ test('idle: every chunk resets it; a flowing stream has no total cap; a stall fi
   assert.equal(timers.fired?.message, 'the upstream stopped sending data');
 });
 
+test('idle longer than the first-byte time: chunks keep the call alive past both; a stall fires idle', async () => {
+  const timers = new CallTimers(
+    { connectMs: 1000, firstByteMs: 100, idleMs: 400 },
+    new AbortController().signal,
+  );
+  timers.arm();
+  // Chunks 50 ms apart for well past the first-byte time and the idle time.
+  for (let index = 0; index < 12; index++) {
+    timers.chunk();
+    await sleep(50);
+  }
+  assert.equal(timers.signal.aborted, false, '600 ms of chunks 50 ms apart: no timeout');
+  await sleep(1_200);
+  assert.equal(timers.fired?.message, 'the upstream stopped sending data');
+});
+
 test('the client leaving aborts the call at once; stop() disarms everything', async () => {
   const client = new AbortController();
   const timers = new CallTimers({ connectMs: 1000, firstByteMs: 30, idleMs: 30 }, client.signal);

@@ -3,7 +3,13 @@
  * first body byte, headers included: a stream's time to first token) and idle (between two body
  * chunks, reset by every chunk; a flowing stream has no total cap). Connecting has its own timer in
  * the HTTP client. A timer that fires aborts the call's signal with a `timeout` GatewayError; the
- * client's own disconnect aborts it too. One timer object per call, refreshed per chunk.
+ * client's own disconnect aborts it too.
+ *
+ * One node timer per call, set when the call is armed: a chunk only notes its time. When the timer
+ * runs out it looks at the notes (first byte still awaited, or the last chunk idle long enough)
+ * and either fires or sets itself again for the time left. So a stream pays no timer operation per
+ * chunk, and a call whose idle time is not shorter than its first-byte time (the defaults: both
+ * 120 s) sets one timer in all.
  */
 import type { TimeoutConfig } from '../config/config.ts';
 import { GatewayError } from '../ir/index.ts';
@@ -13,6 +19,10 @@ export class CallTimers {
   readonly #client: AbortSignal;
   readonly #timeouts: TimeoutConfig;
   #timer: NodeJS.Timeout | undefined;
+  /** `performance.now()` when the timer runs out. */
+  #timerDueAt = 0;
+  /** `performance.now()` of the last body chunk. */
+  #lastChunkAt = 0;
   #armed = false;
   #firstByte = true;
   #stopped = false;
@@ -42,7 +52,7 @@ export class CallTimers {
     if (this.#armed || this.#stopped) return;
     this.#armed = true;
     this.#client.addEventListener('abort', this.#onClientAbort);
-    this.#timer = setTimeout(this.#onFirstByteTimeout, this.#timeouts.firstByteMs);
+    this.#setTimer(this.#timeouts.firstByteMs, performance.now());
   }
 
   /** Aborts when a timer fires or the client leaves: give it to the transport. */
@@ -55,17 +65,20 @@ export class CallTimers {
     return this.#firstByte;
   }
 
-  /** A body chunk arrived: the first one switches to the idle timer, later ones refresh it. */
+  /** A body chunk arrived: the first one switches to the idle time, every one restarts it. */
   chunk(): void {
     if (this.#stopped) return;
     if (!this.#armed) this.arm(); // never leave a call unwatched
-    if (this.#firstByte) {
-      this.#firstByte = false;
-      this.firstByteMs = performance.now() - this.startedAt;
+    const now = performance.now();
+    this.#lastChunkAt = now;
+    if (!this.#firstByte) return;
+    this.#firstByte = false;
+    this.firstByteMs = now - this.startedAt;
+    // The timer runs to the first-byte deadline: set it again only when idle's comes sooner.
+    const idleMs = this.#timeouts.idleMs;
+    if (now + idleMs < this.#timerDueAt) {
       clearTimeout(this.#timer);
-      this.#timer = setTimeout(this.#onIdleTimeout, this.#timeouts.idleMs);
-    } else {
-      this.#timer?.refresh();
+      this.#setTimer(idleMs, now);
     }
   }
 
@@ -101,12 +114,23 @@ export class CallTimers {
     this.#controller.abort(this.#client.reason);
   };
 
-  readonly #onFirstByteTimeout = (): void => {
-    this.#fire(new GatewayError('timeout', 'the upstream did not start answering in time'));
-  };
+  #setTimer(ms: number, now: number): void {
+    this.#timerDueAt = now + ms;
+    this.#timer = setTimeout(this.#onTimer, ms);
+  }
 
-  readonly #onIdleTimeout = (): void => {
-    this.#fire(new GatewayError('timeout', 'the upstream stopped sending data'));
+  /** The timer ran out: a timeout, unless chunks kept coming (then it runs on for the time left). */
+  readonly #onTimer = (): void => {
+    if (this.#stopped) return;
+    if (this.#firstByte) {
+      this.#fire(new GatewayError('timeout', 'the upstream did not start answering in time'));
+      return;
+    }
+    const now = performance.now();
+    const leftMs = this.#lastChunkAt + this.#timeouts.idleMs - now;
+    // Within a millisecond counts as due: node's timers are millisecond-grained anyway.
+    if (leftMs >= 1) this.#setTimer(Math.ceil(leftMs), now);
+    else this.#fire(new GatewayError('timeout', 'the upstream stopped sending data'));
   };
 
   #fire(error: GatewayError): void {
