@@ -2,7 +2,7 @@
  * The ledger off the event loop: rows are appended in memory on the request path, as before, and
  * every `flushWindowMs` the batch is handed to a writer thread (`ledger-worker.ts`: the store's
  * writer module, its own connection to the file) instead of being written here. What the main thread still does per batch
- * is one `postMessage`; the inserts, the rollups and the commits run on the other thread.
+ * is one `postMessage` (the embedded store's: as columns, `ledger-columns.ts`); the writes run there.
  *
  * What is guaranteed:
  * - Acknowledged means committed: the thread stores a batch's sequence number in a shared counter
@@ -29,6 +29,7 @@ import {
   type LedgerWriter,
 } from './ledger.ts';
 import { HandOffQueue } from './ledger-handoff.ts';
+import { handOffForm } from './ledger-columns.ts';
 import type { FromLedgerWorker, LedgerTarget, LedgerWorkerData, ToLedgerWorker } from './ledger-worker.ts';
 
 export type { LedgerTarget, OpenLedgerWriter } from './ledger-worker.ts';
@@ -273,7 +274,8 @@ export class ThreadedLedger implements Ledger {
 
   #post(seq: number, rows: LedgerRow[], resent: boolean): void {
     this.#worker ??= this.#start();
-    this.#worker.postMessage({ type: 'batch', seq, rows, resent } satisfies ToLedgerWorker);
+    const form = handOffForm(rows, this.#target.takesColumns === true);
+    this.#worker.postMessage({ type: 'batch', seq, resent, ...form } satisfies ToLedgerWorker);
   }
 
   /** The thread did not acknowledge in time (gone, or its writes fail): its batches written here. */

@@ -69,6 +69,12 @@ export interface BinCounts {
   counts: Map<number, number>;
 }
 
+/** What a batch adds to the rollups. */
+export interface RollupSummary {
+  usage: RollupSums[];
+  latency: BinCounts[];
+}
+
 /**
  * What a batch adds to the rollups, summed in memory (both stores write these: the embedded one
  * here, PostgreSQL in store/postgres/pg-rollups.ts, from the rows its insert really added).
@@ -77,7 +83,7 @@ export interface BinCounts {
  * adds to (its `RowGroup`) are found once per distinct group, by one string key, instead of ten
  * rollup keys and eight histogram keys built per row.
  */
-export function summarizeRollups(batch: readonly LedgerRow[]): { usage: RollupSums[]; latency: BinCounts[] } {
+export function summarizeRollups(batch: readonly LedgerRow[]): RollupSummary {
   const sums = new Map<string, RollupSums>();
   const bins = new Map<string, BinCounts>();
   const groups = new Map<string, RowGroup>();
