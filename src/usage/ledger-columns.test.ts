@@ -124,10 +124,18 @@ test('the thread stores every column of every row as the row says, as a write on
   here.close();
 });
 
-test('a number JSON cannot carry (an infinite cost) reaches the table as it is', async () => {
+test('numbers JSON cannot carry (an infinite cost, an infinite count) reach the table as they are', async () => {
   const rows = sampleLedgerRows(3, Date.parse('2026-03-01T10:00:00Z'));
   rows[1] = { ...(rows[1] as LedgerRow), costUsd: Number.POSITIVE_INFINITY };
-  const database = await writtenByThread(rows, 3);
-  assert.deepEqual(storedColumns(database), rows.map(expectedColumns));
+  rows[2] = { ...(rows[2] as LedgerRow), latencyMs: Number.NaN };
+  const countedWrong = sampleLedgerRows(2, Date.parse('2026-03-01T11:00:00Z'));
+  countedWrong[1] = { ...(countedWrong[1] as LedgerRow), promptTokens: Number.POSITIVE_INFINITY };
+  rows.push(...countedWrong);
+  const database = await writtenByThread(rows, 5);
+  // A time that is not a number is stored as no time (NULL), as binding it always did.
+  const expected = rows
+    .map(expectedColumns)
+    .map((columns) => columns.map((value) => (Number.isNaN(value) ? null : value)));
+  assert.deepEqual(storedColumns(database), expected);
   database.close();
 });
