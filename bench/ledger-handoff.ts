@@ -8,7 +8,7 @@
  * A checkout with `src/usage/ledger-columns.ts` hands batches over as its embedded target does
  * (`handOffForm`, `writeColumns`); one without it as row objects (`write`).
  *
- *   node bench/ledger-handoff.ts [--rows 240] [--batches 200] [--runs 6] [--mixed] <checkout>...
+ *   node --expose-gc bench/ledger-handoff.ts [--rows 240] [--batches 200] [--runs 6] [--mixed] <checkout>...
  *
  * 240 rows: a 20 ms window at the rig's ~12,000 requests/s; `--mixed`: three keys, two models.
  */
@@ -118,6 +118,8 @@ async function load(directory: string): Promise<Checkout> {
   };
 }
 
+const collect = (globalThis as { gc?: () => void }).gc ?? ((): void => undefined);
+
 function cpuMicros(run: () => void): number {
   const start = process.cpuUsage();
   run();
@@ -132,9 +134,13 @@ function measure(checkout: Checkout, prepared: LedgerRow[][]): { main: number; t
   try {
     const database = checkout.openDatabase(join(directory, 'store.db'));
     const writer = checkout.newWriter(database);
+    // Each side starts on an empty young generation (run with --expose-gc): the previous
+    // measure's garbage is not collected on this one's time.
+    collect();
     const main = cpuMicros(() => {
       for (const rows of prepared) port1.postMessage(checkout.form(rows));
     });
+    collect();
     const thread = cpuMicros(() => {
       for (
         let received = receiveMessageOnPort(port2);

@@ -9,7 +9,7 @@
  */
 import type { LedgerRow } from './ledger.ts';
 import { roundMs } from './ledger.ts';
-import { summarizeRollups, type RollupSummary } from './rollups.ts';
+import { rollupRows, type RollupRows } from './rollups.ts';
 
 /** A bound SQL value. */
 export type ColumnValue = string | number | null;
@@ -60,7 +60,7 @@ export interface LedgerColumns {
   chunks: ColumnValue[][];
   /** Each key's cost in the batch (rows with a positive cost), summed in row order. */
   spend: [keyId: string, costUsd: number][];
-  rollups: RollupSummary;
+  rollups: RollupRows;
   /** False when a number is not finite: JSON would carry it as null, so the rows go as objects. */
   jsonSafe: boolean;
 }
@@ -80,7 +80,11 @@ export function ledgerColumns(batch: readonly LedgerRow[]): LedgerColumns {
   const spend = new Map<string, number>();
   for (const row of batch)
     if (row.costUsd > 0) spend.set(row.keyId, (spend.get(row.keyId) ?? 0) + row.costUsd);
-  return { chunks, spend: [...spend], rollups: summarizeRollups(batch), jsonSafe: Number.isFinite(finite) };
+  const rollups = rollupRows(batch);
+  // The sums too (a sum of finite numbers may not be): a handful a batch.
+  for (const row of rollups.usage) for (const value of row) if (typeof value === 'number') finite += value;
+  for (const [, counts] of rollups.latency) for (const [, count] of counts) finite += count;
+  return { chunks, spend: [...spend], rollups, jsonSafe: Number.isFinite(finite) };
 }
 
 /**
@@ -134,20 +138,28 @@ function putValues(values: ColumnValue[], at: number, row: LedgerRow): number {
   );
 }
 
-/** A batch's columns as the writer thread gets them: the chunks as one string (one copy across). */
+/**
+ * A batch's columns as the writer thread gets them: all of it one JSON string, copied across
+ * whole (a structured clone of the rollups' few objects cost a 20-row batch more than its rows).
+ */
 export interface ColumnsMessage {
-  chunksJson: string;
-  spend: LedgerColumns['spend'];
-  rollups: RollupSummary;
+  json: string;
 }
 
-export function toColumnsMessage(columns: LedgerColumns): ColumnsMessage {
-  return { chunksJson: JSON.stringify(columns.chunks), spend: columns.spend, rollups: columns.rollups };
+type ColumnsJson = [
+  LedgerColumns['chunks'],
+  LedgerColumns['spend'],
+  RollupRows['usage'],
+  RollupRows['latency'],
+];
+
+export function toColumnsMessage({ chunks, spend, rollups }: LedgerColumns): ColumnsMessage {
+  return { json: JSON.stringify([chunks, spend, rollups.usage, rollups.latency] satisfies ColumnsJson) };
 }
 
 export function fromColumnsMessage(message: ColumnsMessage): LedgerColumns {
-  const chunks = JSON.parse(message.chunksJson) as ColumnValue[][];
-  return { chunks, spend: message.spend, rollups: message.rollups, jsonSafe: true };
+  const [chunks, spend, usage, latency] = JSON.parse(message.json) as ColumnsJson;
+  return { chunks, spend, rollups: { usage, latency }, jsonSafe: true };
 }
 
 /**

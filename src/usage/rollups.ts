@@ -194,6 +194,21 @@ function increment(counts: Map<number, number>, bin: number): void {
   counts.set(bin, (counts.get(bin) ?? 0) + 1);
 }
 
+/**
+ * A batch's rollups as the embedded store writes them: each usage sum as its table row
+ * (`rollupRow`), each histogram as its key and its `[bin, count]` pairs. Plain arrays: they travel
+ * to the ledger's thread inside its batch's JSON (`ledger-columns.ts`).
+ */
+export interface RollupRows {
+  usage: (string | number)[][];
+  latency: [values: BinCounts['values'], counts: [bin: number, count: number][]][];
+}
+
+export function rollupRows(batch: readonly LedgerRow[]): RollupRows {
+  const { usage, latency } = summarizeRollups(batch);
+  return { usage: usage.map(rollupRow), latency: latency.map((entry) => [entry.values, [...entry.counts]]) };
+}
+
 /** A usage rollup row's columns in the table's order (both stores' tables). */
 export function rollupRow(entry: RollupSums): (string | number)[] {
   return [

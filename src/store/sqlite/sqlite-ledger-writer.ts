@@ -72,7 +72,7 @@ export class SqliteLedgerWriter implements LedgerWriter, ColumnsWriter {
       }
       for (const values of chunks) (this.#inserts.get(values.length) as StatementSync).run(...values);
       for (const [keyId, cost] of spend) this.#addSpend.run(keyId, cost);
-      this.#rollups.writeSummary(rollups);
+      this.#rollups.write(rollups);
       this.#database.exec('COMMIT');
     } catch (error) {
       if (this.#database.isTransaction) this.#database.exec('ROLLBACK');
