@@ -23,19 +23,32 @@ export function refusalRow(
 ): LedgerRow {
   const elapsed = context.timeline.elapsed();
   return {
-    ...baseRow(call, prepared, context),
+    requestId: context.requestId,
     attempt: 0,
     final: true,
     createdAt: Math.min(now, context.timeline.receivedAtMs),
+    keyId: call.clientId,
+    surface: context.surface,
+    model: prepared.entry.name,
+    family: prepared.entry.family,
     upstreamModel: undefined,
     deployment: undefined,
+    stream: prepared.request.stream,
     status: call.surface.encodeError(error).status,
     upstreamStatus: undefined,
     outcome: 'rejected',
     error: error.kind,
+    promptTokens: 0,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 0,
+    reasoningTokens: 0,
+    costUsd: 0,
+    usageEstimated: false,
     latencyMs: elapsed,
     ttftMs: undefined,
     overheadMs: elapsed,
+    traceId: context.traceId,
   };
 }
 
@@ -81,6 +94,11 @@ export function accountDelivery(
   };
 }
 
+/**
+ * Every row is one literal with the keys in `LedgerRow`'s order (no base row spread into it): no
+ * intermediate objects, and rows of every kind share one shape, so what reads them (metrics, the
+ * ledger's hand-off, the rollups) reads each field at one place.
+ */
 export function ledgerRows(
   call: ChatCall,
   prepared: PreparedRequest,
@@ -88,8 +106,9 @@ export function ledgerRows(
   result: DeliveryResult,
   accounted: Accounted,
 ): LedgerRow[] {
-  const { timeline } = context;
-  const base = baseRow(call, prepared, context);
+  const { timeline, requestId, surface, traceId } = context;
+  const keyId = call.clientId;
+  const stream = prepared.request.stream;
   const delivery = result.delivered ? result : undefined;
   // Why the answer did not complete, or why there was none.
   const failure = result.error;
@@ -101,33 +120,45 @@ export function ledgerRows(
       : call.surface.encodeError(failure ?? new GatewayError('internal', 'internal error')).status;
   const usage = accounted.usage;
   const now = performance.now();
-  const final = {
-    status,
-    outcome,
-    error: outcome === 'ok' ? undefined : aborted ? abortReason(call.signal) : failure?.kind,
-    promptTokens: usage?.inputTokens ?? 0,
-    cachedTokens: usage?.cacheReadTokens ?? 0,
-    cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
-    outputTokens: usage?.outputTokens ?? 0,
-    reasoningTokens: usage?.reasoningTokens ?? 0,
-    costUsd: accounted.costUsd,
-    usageEstimated: accounted.estimated,
-    latencyMs: (timeline.endedAt ?? now) - timeline.receivedAt,
-    ttftMs: timeline.firstByteAt === undefined ? undefined : timeline.firstByteAt - timeline.receivedAt,
-    overheadMs: timeline.overheadMs ?? timeline.elapsed(now),
-  };
+  const error = outcome === 'ok' ? undefined : aborted ? abortReason(call.signal) : failure?.kind;
+  const promptTokens = usage?.inputTokens ?? 0;
+  const cachedTokens = usage?.cacheReadTokens ?? 0;
+  const cacheWriteTokens = usage?.cacheWriteTokens ?? 0;
+  const outputTokens = usage?.outputTokens ?? 0;
+  const reasoningTokens = usage?.reasoningTokens ?? 0;
+  const latencyMs = (timeline.endedAt ?? now) - timeline.receivedAt;
+  const ttftMs = timeline.firstByteAt === undefined ? undefined : timeline.firstByteAt - timeline.receivedAt;
+  const overheadMs = timeline.overheadMs ?? timeline.elapsed(now);
   const attempts = result.records;
   if (attempts.length === 0) {
     return [
       {
-        ...base,
-        ...final,
+        requestId,
         attempt: 0,
         final: true,
         createdAt: timeline.receivedAtMs,
+        keyId,
+        surface,
+        model: prepared.entry.name,
+        family: prepared.entry.family,
         upstreamModel: undefined,
         deployment: undefined,
+        stream,
+        status,
         upstreamStatus: undefined,
+        outcome,
+        error,
+        promptTokens,
+        cachedTokens,
+        cacheWriteTokens,
+        outputTokens,
+        reasoningTokens,
+        costUsd: accounted.costUsd,
+        usageEstimated: accounted.estimated,
+        latencyMs,
+        ttftMs,
+        overheadMs,
+        traceId,
       },
     ];
   }
@@ -139,81 +170,38 @@ export function ledgerRows(
       break;
     }
   }
+  // Earlier attempts carry their own status and error, no usage.
   return attempts.map((record, index): LedgerRow => {
-    // One literal per row (the same keys in the same order), not a row spread into another.
-    if (index === finalIndex)
-      return {
-        ...base,
-        attempt: index + 1,
-        createdAt: record.startedAt,
-        model: record.model,
-        family: record.family,
-        upstreamModel: record.upstreamModel,
-        deployment: record.deployment,
-        upstreamStatus: record.status,
-        ...final,
-        error: final.error ?? record.error,
-        final: true,
-      };
+    const final = index === finalIndex;
     return {
-      ...base,
+      requestId,
       attempt: index + 1,
+      final,
       createdAt: record.startedAt,
+      keyId,
+      surface,
       model: record.model,
       family: record.family,
       upstreamModel: record.upstreamModel,
       deployment: record.deployment,
-      upstreamStatus: record.status,
-      final: false,
+      stream,
       status,
-      outcome: record.answered ? outcome : 'failed',
-      error: record.answered ? final.error : (record.error ?? 'upstream'),
-      promptTokens: 0,
-      cachedTokens: 0,
-      cacheWriteTokens: 0,
-      outputTokens: 0,
-      reasoningTokens: 0,
-      costUsd: 0,
-      usageEstimated: false,
-      latencyMs: record.latencyMs ?? 0,
-      ttftMs: undefined,
-      overheadMs: undefined,
+      upstreamStatus: record.status,
+      outcome: final || record.answered ? outcome : 'failed',
+      error: final ? (error ?? record.error) : record.answered ? error : (record.error ?? 'upstream'),
+      promptTokens: final ? promptTokens : 0,
+      cachedTokens: final ? cachedTokens : 0,
+      cacheWriteTokens: final ? cacheWriteTokens : 0,
+      outputTokens: final ? outputTokens : 0,
+      reasoningTokens: final ? reasoningTokens : 0,
+      costUsd: final ? accounted.costUsd : 0,
+      usageEstimated: final ? accounted.estimated : false,
+      latencyMs: final ? latencyMs : (record.latencyMs ?? 0),
+      ttftMs: final ? ttftMs : undefined,
+      overheadMs: final ? overheadMs : undefined,
+      traceId,
     };
   });
-}
-
-type BaseRow = Pick<
-  LedgerRow,
-  'requestId' | 'keyId' | 'surface' | 'model' | 'family' | 'stream' | 'traceId'
-> &
-  Pick<
-    LedgerRow,
-    | 'promptTokens'
-    | 'cachedTokens'
-    | 'cacheWriteTokens'
-    | 'outputTokens'
-    | 'reasoningTokens'
-    | 'costUsd'
-    | 'usageEstimated'
-  >;
-
-function baseRow(call: ChatCall, prepared: PreparedRequest, context: RequestContext): BaseRow {
-  return {
-    requestId: context.requestId,
-    keyId: call.clientId,
-    surface: context.surface,
-    model: prepared.entry.name,
-    family: prepared.entry.family,
-    stream: prepared.request.stream,
-    traceId: context.traceId,
-    promptTokens: 0,
-    cachedTokens: 0,
-    cacheWriteTokens: 0,
-    outputTokens: 0,
-    reasoningTokens: 0,
-    costUsd: 0,
-    usageEstimated: false,
-  };
 }
 
 /** `client_abort` when the client left, `shutdown` when a drain timed out. */

@@ -2,7 +2,7 @@
  * The ledger off the event loop: rows are appended in memory on the request path, as before, and
  * every `flushWindowMs` the batch is handed to a writer thread (`ledger-worker.ts`: the store's
  * writer module, its own connection to the file) instead of being written here. What the main thread still does per batch
- * is one `postMessage`; the inserts, the rollups and the commits run on the other thread.
+ * is one `postMessage` (the embedded store's: as columns, `ledger-columns.ts`); the writes run there.
  *
  * What is guaranteed:
  * - Acknowledged means committed: the thread stores a batch's sequence number in a shared counter
@@ -19,7 +19,7 @@
  *   its way out) the same, synchronously. A thread that does not answer within `drainWaitMs` is
  *   stopped and what it had not acknowledged is written on this thread.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import {
   flushWindowMs,
   type Ledger,
@@ -29,7 +29,9 @@ import {
   type LedgerWriter,
 } from './ledger.ts';
 import { HandOffQueue } from './ledger-handoff.ts';
-import type { FromLedgerWorker, LedgerTarget, LedgerWorkerData, ToLedgerWorker } from './ledger-worker.ts';
+import { handOffForm } from './ledger-columns.ts';
+import type { LedgerTarget, LedgerWorkerData, ToLedgerWorker } from './ledger-worker.ts';
+import { spawnLedgerThread } from './ledger-thread-spawn.ts';
 
 export type { LedgerTarget, OpenLedgerWriter } from './ledger-worker.ts';
 
@@ -50,12 +52,6 @@ const defaultMaxQueuedRows = 20_000;
 const defaultFullWaitMs = 1_000;
 const defaultDrainWaitMs = 10_000;
 const lastRestartDelayMs = 1_000;
-
-/** Built as `src/` or as `dist/`: the thread runs the same form of the code as this file. */
-const workerFile = new URL(
-  import.meta.url.endsWith('.ts') ? './ledger-worker.ts' : './ledger-worker.js',
-  import.meta.url,
-);
 
 export class ThreadedLedger implements Ledger {
   readonly #target: LedgerTarget;
@@ -173,28 +169,14 @@ export class ThreadedLedger implements Ledger {
       acknowledged: this.#handedOff.acknowledged.buffer,
       announce: this.#onWritten !== undefined,
     };
-    // A small young generation: the thread's garbage is each batch's rows, a few hundred KiB, and
-    // the process's own semi-space flags (16 MiB) would let it keep ~20 MiB more at peak.
-    const worker = new Worker(workerFile, { workerData, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
-    worker.on('message', (message: FromLedgerWorker) => {
-      if (message.type === 'written') {
-        this.#onWritten?.();
-        return;
-      }
-      this.#onError(
-        new Error(`usage ledger write failed (${message.queued} rows kept, retrying): ${message.message}`),
-      );
+    const { worker, exited } = spawnLedgerThread(workerData, {
+      onWritten: () => this.#onWritten?.(),
+      onError: (error) => this.#onError(error),
+      onExit: (exitedWorker, code) => {
+        if (exitedWorker === this.#worker && !this.#stopping) this.#restart(code);
+      },
     });
-    worker.on('error', (error) => {
-      this.#onError(error);
-    });
-    this.#workerExited = new Promise((resolve) => worker.once('exit', () => resolve()));
-    worker.on('exit', (code) => {
-      if (worker === this.#worker && !this.#stopping) this.#restart(code);
-    });
-    // The thread never holds the process open (`close` holds it while it drains). After the
-    // listeners: adding a 'message' listener refs the worker's port again.
-    worker.unref();
+    this.#workerExited = exited;
     return worker;
   }
 
@@ -273,7 +255,8 @@ export class ThreadedLedger implements Ledger {
 
   #post(seq: number, rows: LedgerRow[], resent: boolean): void {
     this.#worker ??= this.#start();
-    this.#worker.postMessage({ type: 'batch', seq, rows, resent } satisfies ToLedgerWorker);
+    const form = handOffForm(rows, this.#target.takesColumns === true);
+    this.#worker.postMessage({ type: 'batch', seq, resent, ...form } satisfies ToLedgerWorker);
   }
 
   /** The thread did not acknowledge in time (gone, or its writes fail): its batches written here. */

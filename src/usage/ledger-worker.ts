@@ -8,7 +8,8 @@
  * batches wait behind it and the order holds.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { LedgerRow, LedgerWriter } from './ledger.ts';
+import type { LedgerWriter } from './ledger.ts';
+import { fromColumnsMessage, type BatchForm, type ColumnsWriter } from './ledger-columns.ts';
 
 /**
  * Where the rows go: a module (its URL) exporting `openLedgerWriter(path)`, and the file. The store
@@ -17,10 +18,15 @@ import type { LedgerRow, LedgerWriter } from './ledger.ts';
 export interface LedgerTarget {
   writerModule: string;
   path: string;
+  /** The module's writer takes batches as columns (`ColumnsWriter`): they are handed over so. */
+  takesColumns?: boolean;
 }
 
 /** What a writer module exports. */
-export type OpenLedgerWriter = (path: string) => { writer: LedgerWriter; close: () => void };
+export type OpenLedgerWriter = (path: string) => {
+  writer: LedgerWriter & Partial<ColumnsWriter>;
+  close: () => void;
+};
 
 export interface LedgerWorkerData {
   target: LedgerTarget;
@@ -32,7 +38,7 @@ export interface LedgerWorkerData {
 
 /** Main thread → writer thread. */
 export type ToLedgerWorker =
-  | { type: 'batch'; seq: number; rows: LedgerRow[]; resent: boolean }
+  | ({ type: 'batch'; seq: number; resent: boolean } & BatchForm)
   /** Write what is queued, close the connection, exit. */
   | { type: 'close' };
 
@@ -52,17 +58,25 @@ async function run(port: NonNullable<typeof parentPort>, data: LedgerWorkerData)
   let retrying: NodeJS.Timeout | undefined;
   let closing = false;
 
+  const write = (batch: Extract<ToLedgerWorker, { type: 'batch' }>): void => {
+    if ('columns' in batch) {
+      if (writer.writeColumns === undefined) throw new Error('the ledger writer does not take columns');
+      // Parsed for each try: a write that failed is tried again from the message as it came.
+      writer.writeColumns(fromColumnsMessage(batch.columns), batch.resent);
+    } else if (batch.resent && writer.writeOnce !== undefined) writer.writeOnce(batch.rows);
+    else writer.write(batch.rows);
+  };
+
   const drain = (): void => {
     if (retrying !== undefined) return;
     for (let batch = queue[0]; batch !== undefined; batch = queue[0]) {
       try {
-        if (batch.resent && writer.writeOnce !== undefined) writer.writeOnce(batch.rows);
-        else writer.write(batch.rows);
+        write(batch);
       } catch (error) {
         port.postMessage({
           type: 'write-failed',
           message: error instanceof Error ? error.message : String(error),
-          queued: queue.reduce((rows, queued) => rows + queued.rows.length, 0),
+          queued: queue.reduce((rows, queued) => rows + queued.count, 0),
         } satisfies FromLedgerWorker);
         retrying = setTimeout(() => {
           retrying = undefined;

@@ -69,6 +69,12 @@ export interface BinCounts {
   counts: Map<number, number>;
 }
 
+/** What a batch adds to the rollups. */
+export interface RollupSummary {
+  usage: RollupSums[];
+  latency: BinCounts[];
+}
+
 /**
  * What a batch adds to the rollups, summed in memory (both stores write these: the embedded one
  * here, PostgreSQL in store/postgres/pg-rollups.ts, from the rows its insert really added).
@@ -77,7 +83,7 @@ export interface BinCounts {
  * adds to (its `RowGroup`) are found once per distinct group, by one string key, instead of ten
  * rollup keys and eight histogram keys built per row.
  */
-export function summarizeRollups(batch: readonly LedgerRow[]): { usage: RollupSums[]; latency: BinCounts[] } {
+export function summarizeRollups(batch: readonly LedgerRow[]): RollupSummary {
   const sums = new Map<string, RollupSums>();
   const bins = new Map<string, BinCounts>();
   const groups = new Map<string, RowGroup>();
@@ -186,6 +192,21 @@ const emptyBins = (values: BinCounts['values']): BinCounts => ({ values, counts:
 
 function increment(counts: Map<number, number>, bin: number): void {
   counts.set(bin, (counts.get(bin) ?? 0) + 1);
+}
+
+/**
+ * A batch's rollups as the embedded store writes them: each usage sum as its table row
+ * (`rollupRow`), each histogram as its key and its `[bin, count]` pairs. Plain arrays: they travel
+ * to the ledger's thread inside its batch's JSON (`ledger-columns.ts`).
+ */
+export interface RollupRows {
+  usage: (string | number)[][];
+  latency: [values: BinCounts['values'], counts: [bin: number, count: number][]][];
+}
+
+export function rollupRows(batch: readonly LedgerRow[]): RollupRows {
+  const { usage, latency } = summarizeRollups(batch);
+  return { usage: usage.map(rollupRow), latency: latency.map((entry) => [entry.values, [...entry.counts]]) };
 }
 
 /** A usage rollup row's columns in the table's order (both stores' tables). */

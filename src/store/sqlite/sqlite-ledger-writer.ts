@@ -3,28 +3,39 @@
  * cost added to each key's lifetime spend in the same transaction (spend and ledger never disagree),
  * as are the dashboard's per-minute and per-hour rollups (`rollups.ts`).
  */
-import type { SQLInputValue, StatementSync } from 'node:sqlite';
+import type { StatementSync } from 'node:sqlite';
 import { openDatabase, type Database } from './database.ts';
-import { roundMs, type LedgerRow, type LedgerWriter } from '../../usage/ledger.ts';
+import type { LedgerRow, LedgerWriter } from '../../usage/ledger.ts';
+import {
+  ledgerColumnNames,
+  ledgerColumns,
+  rowIdentity,
+  rowsPerChunk,
+  type ColumnsWriter,
+  type LedgerColumns,
+} from '../../usage/ledger-columns.ts';
 import type { LedgerTarget, OpenLedgerWriter } from '../../usage/ledger-thread.ts';
 import { RollupWriter } from './sqlite-rollups.ts';
 
-export class SqliteLedgerWriter implements LedgerWriter {
+export class SqliteLedgerWriter implements LedgerWriter, ColumnsWriter {
   readonly #database: Database;
   /**
-   * One multi-row INSERT per chunk size (64, 32, … 1 rows): a batch is written in whole chunks,
-   * largest first, so a batch of n rows takes at most n / 64 + 6 statement runs. A busy process's
-   * 20 ms batch is often under 64 rows (each worker of `--workers 2` writes half of them), and
-   * row-by-row inserts of the remainder cost the ledger's thread twice as much per row.
+   * One multi-row INSERT per chunk size (64, 32, … 1 rows; `rowsPerChunk`), by its number of
+   * values: a batch is written in whole chunks, largest first, so a batch of n rows takes at most
+   * n / 64 + 6 statement runs. A busy process's 20 ms batch is often under 64 rows (each worker of
+   * `--workers 2` writes half of them), and row-by-row inserts of the remainder cost the ledger's
+   * thread twice as much per row.
    */
-  readonly #inserts: readonly { rows: number; statement: StatementSync }[];
+  readonly #inserts: ReadonlyMap<number, StatementSync>;
   readonly #addSpend: StatementSync;
   readonly #rollups: RollupWriter;
   readonly #findRow: StatementSync;
 
   constructor(database: Database) {
     this.#database = database;
-    this.#inserts = chunkSizes.map((rows) => ({ rows, statement: database.prepare(insertSql(rows)) }));
+    this.#inserts = new Map(
+      rowsPerChunk.map((rows) => [rows * ledgerColumnNames.length, database.prepare(insertSql(rows))]),
+    );
     this.#rollups = new RollupWriter(database);
     this.#addSpend = database.prepare(
       `INSERT INTO key_spend (key_id, spent_usd) VALUES (?, ?)
@@ -38,7 +49,7 @@ export class SqliteLedgerWriter implements LedgerWriter {
   }
 
   write(batch: readonly LedgerRow[]): void {
-    this.#write(batch, false);
+    this.writeColumns(ledgerColumns(batch), false);
   }
 
   /**
@@ -48,31 +59,20 @@ export class SqliteLedgerWriter implements LedgerWriter {
    * running elsewhere cannot commit it between the question and the insert.
    */
   writeOnce(batch: readonly LedgerRow[]): void {
-    this.#write(batch, true);
+    this.writeColumns(ledgerColumns(batch), true);
   }
 
-  #write(batch: readonly LedgerRow[], once: boolean): void {
-    const spend = new Map<string, number>();
-    for (const row of batch)
-      if (row.costUsd > 0) spend.set(row.keyId, (spend.get(row.keyId) ?? 0) + row.costUsd);
+  /** A batch as columns (`ledger-columns.ts`: what the ledger's thread is handed), one transaction. */
+  writeColumns({ chunks, spend, rollups }: LedgerColumns, once: boolean): void {
     this.#database.exec(once ? 'BEGIN IMMEDIATE' : 'BEGIN');
     try {
-      const last = batch.at(-1);
-      if (once && last !== undefined && this.#holds(last)) {
+      if (once && this.#holdsLastRow(chunks.at(-1))) {
         this.#database.exec('COMMIT');
         return;
       }
-      let index = 0;
-      for (const { rows, statement } of this.#inserts) {
-        for (; index + rows <= batch.length; index += rows) {
-          const values: SQLInputValue[] = [];
-          for (let offset = 0; offset < rows; offset++)
-            pushValues(values, batch[index + offset] as LedgerRow);
-          statement.run(...values);
-        }
-      }
+      for (const values of chunks) (this.#inserts.get(values.length) as StatementSync).run(...values);
       for (const [keyId, cost] of spend) this.#addSpend.run(keyId, cost);
-      this.#rollups.write(batch);
+      this.#rollups.write(rollups);
       this.#database.exec('COMMIT');
     } catch (error) {
       if (this.#database.isTransaction) this.#database.exec('ROLLBACK');
@@ -80,14 +80,25 @@ export class SqliteLedgerWriter implements LedgerWriter {
     }
   }
 
-  #holds(row: LedgerRow): boolean {
-    return this.#findRow.get(row.keyId, row.createdAt, row.requestId, row.attempt) !== undefined;
+  /** Whether the row at the end of the batch's last chunk is in the table. */
+  #holdsLastRow(values: LedgerColumns['chunks'][number] | undefined): boolean {
+    if (values === undefined) return false;
+    const at = values.length - ledgerColumnNames.length;
+    const value = (index: number): string | number | null => values[at + index] ?? null;
+    return (
+      this.#findRow.get(
+        value(rowIdentity.keyId),
+        value(rowIdentity.createdAt),
+        value(rowIdentity.requestId),
+        value(rowIdentity.attempt),
+      ) !== undefined
+    );
   }
 }
 
 /** The ledger's thread writes a store file through this module, on a connection of its own. */
 export function embeddedLedgerTarget(path: string): LedgerTarget {
-  return { writerModule: import.meta.url, path };
+  return { writerModule: import.meta.url, path, takesColumns: true };
 }
 
 /** The ledger's thread's writer (`embeddedLedgerTarget`); the file's migrations are applied already. */
@@ -96,46 +107,8 @@ export const openLedgerWriter: OpenLedgerWriter = (path) => {
   return { writer: new SqliteLedgerWriter(database), close: () => database.close() };
 };
 
-/** Rows per multi-row INSERT, largest first (26 columns each: 64 rows is well under SQLite's parameter limit). */
-const chunkSizes = [64, 32, 16, 8, 4, 2, 1] as const;
-
-const columns = `request_id, attempt, final, created_at, key_id, surface, model, family, upstream_model,
-  deployment, stream, status, upstream_status, outcome, error, prompt_tokens, cached_tokens,
-  cache_write_tokens, output_tokens, cost_usd, usage_estimated, latency_ms, ttft_ms, overhead_ms,
-  reasoning_tokens, trace_id`;
-const rowPlaceholders = `(${Array.from({ length: 26 }, () => '?').join(', ')})`;
+const rowPlaceholders = `(${ledgerColumnNames.map(() => '?').join(', ')})`;
 
 function insertSql(rows: number): string {
-  return `INSERT INTO usage_ledger (${columns}) VALUES ${Array.from({ length: rows }, () => rowPlaceholders).join(', ')}`;
-}
-
-function pushValues(values: SQLInputValue[], row: LedgerRow): void {
-  values.push(
-    row.requestId,
-    row.attempt,
-    row.final ? 1 : 0,
-    row.createdAt,
-    row.keyId,
-    row.surface,
-    row.model,
-    row.family,
-    row.upstreamModel ?? null,
-    row.deployment ?? null,
-    row.stream ? 1 : 0,
-    row.status,
-    row.upstreamStatus ?? null,
-    row.outcome,
-    row.error ?? null,
-    row.promptTokens,
-    row.cachedTokens,
-    row.cacheWriteTokens,
-    row.outputTokens,
-    row.costUsd,
-    row.usageEstimated ? 1 : 0,
-    roundMs(row.latencyMs),
-    roundMs(row.ttftMs),
-    roundMs(row.overheadMs),
-    row.reasoningTokens,
-    row.traceId ?? null,
-  );
+  return `INSERT INTO usage_ledger (${ledgerColumnNames.join(', ')}) VALUES ${Array.from({ length: rows }, () => rowPlaceholders).join(', ')}`;
 }

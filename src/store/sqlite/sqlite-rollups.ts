@@ -5,8 +5,7 @@
 import type { StatementSync } from 'node:sqlite';
 import type { Database } from './database.ts';
 import { parseCounts } from '../rollup-backfill.ts';
-import type { LedgerRow } from '../../usage/ledger.ts';
-import { formatCounts, rollupRow, summarizeRollups } from '../../usage/rollups.ts';
+import { formatCounts, type RollupRows } from '../../usage/rollups.ts';
 
 /** The embedded store's rollup writer: one upsert per summed row, histograms merged as text. */
 export class RollupWriter {
@@ -33,18 +32,18 @@ export class RollupWriter {
     this.#writeLatency = database.prepare('INSERT OR REPLACE INTO latency_rollup VALUES (?, ?, ?, ?, ?)');
   }
 
-  /** Adds a batch of ledger rows; runs inside the caller's transaction. */
-  write(batch: readonly LedgerRow[]): void {
-    const { usage, latency } = summarizeRollups(batch);
-    for (const entry of usage) this.#upsert.run(...rollupRow(entry));
+  /** Adds a batch's rollups (`rollupRows`, made where the batch was); in the caller's transaction. */
+  write({ usage, latency }: RollupRows): void {
+    for (const row of usage) this.#upsert.run(...row);
     // A histogram is one row per bucket: read, merged and written back (one row per bucket keeps
     // a day of minutes at a few thousand rows to read).
-    for (const entry of latency) {
-      const stored = this.#readLatency.get(...entry.values) as { counts: string } | undefined;
+    for (const [values, pairs] of latency) {
+      const counts = new Map(pairs);
+      const stored = this.#readLatency.get(...values) as { counts: string } | undefined;
       if (stored !== undefined)
         for (const [bin, count] of parseCounts(stored.counts))
-          entry.counts.set(bin, (entry.counts.get(bin) ?? 0) + count);
-      this.#writeLatency.run(...entry.values, formatCounts(entry.counts));
+          counts.set(bin, (counts.get(bin) ?? 0) + count);
+      this.#writeLatency.run(...values, formatCounts(counts));
     }
   }
 }
