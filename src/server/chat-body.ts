@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BodyWatch } from '../http/body-guard.ts';
+import type { InFlight } from '../http/in-flight.ts';
 import { parseJsonBody, readBody } from '../http/read-body.ts';
 
 export async function readChatBody(
@@ -15,16 +16,19 @@ export async function readChatBody(
 }
 
 /** Aborted with `client_abort` when the client leaves before the answer ended, or by a drain. */
-export function abortSignalFor(response: ServerResponse, controllers: Set<AbortController>): AbortSignal {
+export function abortSignalFor(
+  response: ServerResponse,
+  controllers: InFlight<AbortController>,
+): AbortSignal {
   const controller = new AbortController();
-  controllers.add(controller);
+  const entry = controllers.add(controller);
   response.once('close', () => {
-    controllers.delete(controller);
+    controllers.delete(entry);
     if (!response.writableFinished) controller.abort('client_abort');
   });
   // The client may have left while its body was read: that 'close' has already fired.
   if (response.destroyed) {
-    controllers.delete(controller);
+    controllers.delete(entry);
     controller.abort('client_abort');
   }
   return controller.signal;
