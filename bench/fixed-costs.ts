@@ -15,6 +15,7 @@ import type { AttemptRecord } from '../src/gateway/delivery.ts';
 import { MemoryRateLimitStore } from '../src/limits/memory-rate-limit-store.ts';
 import { promptTokensOf } from '../src/gateway/validate-request.ts';
 import type { ChatRequest } from '../src/ir/index.ts';
+import { InFlight } from '../src/http/in-flight.ts';
 import { RateLimiter } from '../src/limits/rate-limiter.ts';
 import { abortSignalFor } from '../src/server/chat-body.ts';
 import { KeySlots } from '../src/server/key-slots.ts';
@@ -52,8 +53,9 @@ const baseStore = (await import(join(base, 'limits/memory-rate-limit-store.ts'))
   MemoryRateLimitStore: typeof MemoryRateLimitStore;
 };
 const baseSlots = (await import(join(base, 'server/key-slots.ts'))) as { KeySlots: typeof KeySlots };
+// The base's signal keeps its controllers in a Set (this checkout: an `InFlight` list).
 const baseChatBody = (await import(join(base, 'server/chat-body.ts'))) as {
-  abortSignalFor: typeof abortSignalFor;
+  abortSignalFor: (response: ServerResponse, controllers: Set<AbortController>) => AbortSignal;
 };
 const baseTimers = (await import(join(base, 'upstream/timers.ts'))) as { CallTimers: typeof CallTimers };
 const baseValidate = (await import(join(base, 'gateway/validate-request.ts'))) as {
@@ -226,12 +228,15 @@ if (settled < 0) console.log('never: the routes do not throw');
 // --- a chat response's 'close' listeners: the server's in-flight count, the key's fair slot and the
 // request's abort signal, added while it is served and run once when it closes.
 const inFlightRelease = (): void => undefined;
-const closing = (slots: KeySlots, signalFor: typeof abortSignalFor): void => {
+// Each checkout's own signal with its own container of in-flight controllers (a Set before the
+// fourth session, an `InFlight` list since).
+const baseControllers = new Set<AbortController>();
+const controllers = new InFlight<AbortController>();
+const closing = (slots: KeySlots, signalFor: (response: ServerResponse) => AbortSignal): void => {
   const response = Object.assign(new EventEmitter(), { writableFinished: true, destroyed: false });
-  const controllers = new Set<AbortController>();
   response.on('close', inFlightRelease);
   slots.take('key-static-0', response as unknown as ServerResponse);
-  signalFor(response as unknown as ServerResponse, controllers);
+  signalFor(response as unknown as ServerResponse);
   response.emit('close');
 };
 const slotsBefore = new baseSlots.KeySlots(64);
@@ -239,8 +244,8 @@ const slotsAfter = new KeySlots(64);
 await compare(
   "response 'close' listeners",
   200_000,
-  () => closing(slotsBefore, baseChatBody.abortSignalFor),
-  () => closing(slotsAfter, abortSignalFor),
+  () => closing(slotsBefore, (response) => baseChatBody.abortSignalFor(response, baseControllers)),
+  () => closing(slotsAfter, (response) => abortSignalFor(response, controllers)),
 );
 
 // --- a JSON answer's call timers: armed when sent, the whole body read, stopped.

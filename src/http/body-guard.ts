@@ -14,6 +14,8 @@
  *   falls short is judged again at the next sweep, so bytes that waited in the socket while the
  *   event loop was busy are counted before a read is cut.
  */
+import { InFlight } from './in-flight.ts';
+import type { InFlightEntry } from './in-flight.ts';
 import { GatewayError } from '../ir/index.ts';
 
 export interface BodyGuardOptions {
@@ -34,7 +36,7 @@ const largeBodyBytes = 1024 * 1024;
 
 export class BodyGuard {
   readonly #options: Required<BodyGuardOptions>;
-  readonly #reads = new Set<BodyWatch>();
+  readonly #reads = new InFlight<BodyWatch>();
   readonly #largeLimit: number;
   #reading = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -57,7 +59,7 @@ export class BodyGuard {
     if (declared !== undefined && !this.take(declared, declared > largeBodyBytes))
       throw busy(this.#options.maxBytesReading);
     const watch = new BodyWatch(this, declared, this.#options.clock());
-    this.#reads.add(watch);
+    watch.entry = this.#reads.add(watch);
     this.#timer ??= setInterval(() => this.#sweep(), this.#options.sweepMs).unref();
     return watch;
   }
@@ -73,7 +75,7 @@ export class BodyGuard {
   /** @internal The read ended: its bytes are given back and it is no longer watched. */
   finish(watch: BodyWatch, bytes: number): void {
     this.#reading -= bytes;
-    this.#reads.delete(watch);
+    if (watch.entry !== undefined) this.#reads.delete(watch.entry);
   }
 
   #sweep(): void {
@@ -128,6 +130,8 @@ export class BodyWatch {
   windowBytes = 0;
   /** The last sweep found the window short. */
   late = false;
+  /** @internal Its place among the guard's reads. */
+  entry: InFlightEntry<BodyWatch> | undefined;
   /** Set by the reader: ends the read with this error (the sweep found it too slow). */
   onCut: ((error: GatewayError) => void) | undefined;
   readonly #guard: BodyGuard;

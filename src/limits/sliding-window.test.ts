@@ -47,7 +47,7 @@ test('memory: at most `limit` entries, grown as admissions need, back to 8 once 
   // A metered key (never refused) draws past its limit: only the newest `limit` are kept.
   for (let index = 0; index < 25_000; index++) window.push(1_000 + index, 1, limit);
   assert.equal(window.size, limit);
-  assert.equal(window.capacity, limit, '80 KB for rpm 10,000');
+  assert.equal(window.capacity, limit, '160 KB for rpm 10,000');
   assert.equal(window.at(0), 1_000 + 15_000);
   assert.equal(window.evict(1_000_000), 0);
   assert.equal(window.capacity, 8);
@@ -67,5 +67,67 @@ test('the ring wraps: pushes and evictions past its end keep the order', () => {
       Array.from({ length: window.size }, (_, index) => window.at(index)),
       expected,
     );
+  }
+});
+
+test('memory: admissions in the same millisecond are one run, however many', () => {
+  const limit = 1_000_000_000;
+  const window = new SlidingWindow(minute);
+  // 12,000 a second for a minute, as a busy key under the shared rig's load: 720,000 admissions.
+  for (let index = 0; index < 720_000; index++) window.push(Math.floor(index / 12), 1, limit);
+  assert.equal(window.size, 720_000);
+  assert.equal(window.capacity, 65_536, 'a run per millisecond (60,000): 1 MiB, not 8 MiB');
+  assert.equal(window.at(0), 0);
+  assert.equal(window.at(11), 0);
+  assert.equal(window.at(12), 1);
+  assert.equal(window.at(719_999), 59_999);
+  assert.equal(window.evict(9_999), 600_000, 'the first 10 s left');
+  assert.equal(window.at(0), 10_000);
+});
+
+test('the same answers as one entry per admission, for any mix of pushes, refunds and evictions', () => {
+  let seed = 7;
+  const random = (below: number): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return seed % below;
+  };
+  for (let trial = 0; trial < 200; trial++) {
+    const period = 1 + random(40);
+    const window = new SlidingWindow(period);
+    let model: number[] = [];
+    let time = 0;
+    for (let step = 0; step < 150; step++) {
+      time += random(3);
+      const cap = 1 + random(12);
+      const choice = random(10);
+      if (choice < 6) {
+        const count = random(4);
+        window.push(time, count, cap);
+        const at = Math.max(time, model.at(-1) ?? time);
+        model.push(...Array.from({ length: count }, () => at));
+        model = model.slice(Math.max(0, model.length - Math.max(1, cap)));
+      } else if (choice < 8) {
+        const count = 1 + random(3);
+        const at = random(2) === 0 ? undefined : time - random(4);
+        window.remove(count, at);
+        if (at === undefined) model = model.slice(0, Math.max(0, model.length - count));
+        else {
+          const end = model.filter((entry) => entry <= at).length;
+          let start = end;
+          while (start > 0 && end - start < count && model[start - 1] === at) start--;
+          model.splice(start, end - start);
+        }
+      } else {
+        const cutoff = time - period;
+        assert.equal(window.evict(cutoff), model.filter((entry) => entry > cutoff).length);
+        model = model.filter((entry) => entry > cutoff);
+      }
+      assert.equal(window.size, model.length);
+      assert.deepEqual(
+        Array.from({ length: window.size }, (_, index) => window.at(index)),
+        model,
+      );
+      assert.equal(window.newest(), model.at(-1));
+    }
   }
 });

@@ -10,6 +10,7 @@ import { createDashboard } from '../dashboard/dashboard-route.ts';
 import { generateId } from '../gateway/ids.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
 import { BodyGuard } from '../http/body-guard.ts';
+import { InFlight } from '../http/in-flight.ts';
 import { RequestTimeline } from '../usage/request-timeline.ts';
 import type { AppDependencies, RequestHandler } from './app-dependencies.ts';
 import { sendJson } from './answers.ts';
@@ -33,7 +34,7 @@ const noParams = {};
 const abortGraceMs = 5_000;
 
 export function createRequestHandler(dependencies: AppDependencies): RequestHandler {
-  const controllers = new Set<AbortController>();
+  const controllers = new InFlight<AbortController>();
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
@@ -138,7 +139,7 @@ export function createRequestHandler(dependencies: AppDependencies): RequestHand
 /** What the routes share: built once from the dependencies. */
 function routeState(
   dependencies: AppDependencies,
-  controllers: Set<AbortController>,
+  controllers: InFlight<AbortController>,
   draining: () => boolean,
 ): ChatRouteState {
   const { config } = dependencies;

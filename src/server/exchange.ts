@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdminDependencies } from '../admin/admin-request.ts';
 import type { Dashboard } from '../dashboard/dashboard-route.ts';
 import type { ResponseHeaders } from '../gateway/response-sink.ts';
+import type { InFlight } from '../http/in-flight.ts';
 import type { LoginThrottle } from '../keys/login-throttle.ts';
 import type { RequestContext } from '../usage/request-context.ts';
 import type { RequestTimeline } from '../usage/request-timeline.ts';
@@ -52,7 +53,7 @@ export interface ServerState {
   dashboard: Dashboard | undefined;
   clock: () => number;
   /** Every chat request's abort controller, for a drain that times out. */
-  controllers: Set<AbortController>;
+  controllers: InFlight<AbortController>;
   modelsRoute: ModelsRoute;
   /** A shutdown began (`/readyz` answers 503). */
   draining: () => boolean;

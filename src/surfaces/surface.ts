@@ -37,6 +37,17 @@ export interface RateLimitState {
 }
 
 /**
+ * A header's number as text, the same digits as `String(value)`. `String` (and a template) keeps
+ * the text of a number it has not seen lately in V8's number-string cache, allocated in the old
+ * generation: the remaining count and the reset change with every request, so each answer left
+ * ~100 bytes there for a mark-compact to free (bench/README.md, "fourth session"). `toFixed(0)`
+ * of an integer allocates an ordinary young string.
+ */
+export function headerNumber(value: number): string {
+  return Number.isInteger(value) ? value.toFixed(0) : String(value);
+}
+
+/**
  * A path a surface serves chat (or count-tokens) requests at: a row of the server's route table.
  * `route` is what the path says; a function reads it from the whole path as written, for a path
  * that holds more than the table can (C's `models/{model}:{method}`), undefined when the path is

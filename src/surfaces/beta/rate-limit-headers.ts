@@ -2,15 +2,16 @@
  * Family B rate-limit headers: `beta-ratelimit-{requests,tokens}-{limit,remaining,reset}`, the
  * reset as the RFC 3339 time (whole seconds, UTC) at which the window is full again.
  */
+import { headerNumber } from '../surface.ts';
 import type { RateLimitState } from '../surface.ts';
 
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
   return {
-    'beta-ratelimit-requests-limit': String(state.requests.limit),
-    'beta-ratelimit-requests-remaining': String(state.requests.remaining),
+    'beta-ratelimit-requests-limit': headerNumber(state.requests.limit),
+    'beta-ratelimit-requests-remaining': headerNumber(state.requests.remaining),
     'beta-ratelimit-requests-reset': rfc3339(state.now + state.requests.resetMs),
-    'beta-ratelimit-tokens-limit': String(state.tokens.limit),
-    'beta-ratelimit-tokens-remaining': String(state.tokens.remaining),
+    'beta-ratelimit-tokens-limit': headerNumber(state.tokens.limit),
+    'beta-ratelimit-tokens-remaining': headerNumber(state.tokens.remaining),
     'beta-ratelimit-tokens-reset': rfc3339(state.now + state.tokens.resetMs),
   };
 }

@@ -3,12 +3,13 @@
  * and the real family sends none, so modelgate synthesises them for the requests-per-minute
  * window; the reset is the whole number of seconds until the window is full again.
  */
+import { headerNumber } from '../surface.ts';
 import type { RateLimitState } from '../surface.ts';
 
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
   return {
-    'x-ratelimit-limit': String(state.requests.limit),
-    'x-ratelimit-remaining': String(state.requests.remaining),
-    'x-ratelimit-reset': String(Math.ceil(state.requests.resetMs / 1000)),
+    'x-ratelimit-limit': headerNumber(state.requests.limit),
+    'x-ratelimit-remaining': headerNumber(state.requests.remaining),
+    'x-ratelimit-reset': headerNumber(Math.ceil(state.requests.resetMs / 1000)),
   };
 }
