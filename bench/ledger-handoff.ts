@@ -17,9 +17,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { randomBytes, randomUUID } from 'node:crypto';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import type { LedgerRow } from '../src/usage/ledger.ts';
+import { sampleLedgerRow } from './lib/sample-ledger-rows.ts';
 import { median } from './lib/stats.ts';
 
 const { values, positionals } = parseArgs({
@@ -33,42 +33,7 @@ const { values, positionals } = parseArgs({
 });
 const rowsPerBatch = Number(values.rows);
 const batches = Number(values.batches);
-const models = values.mixed ? ['A-3', 'B-4'] : ['A-3'];
-const keys = values.mixed ? ['key-static-0', 'key-static-1', 'key-3f2a9c'] : ['key-static-0'];
-
-let clock = Date.now();
-function row(index: number): LedgerRow {
-  const model = models[index % models.length] as string;
-  clock += 0.08;
-  return {
-    requestId: `req_${randomUUID().replaceAll('-', '')}`,
-    attempt: 1,
-    final: true,
-    createdAt: Math.floor(clock),
-    keyId: keys[index % keys.length] as string,
-    surface: 'alpha',
-    model,
-    family: model.startsWith('A') ? 'alpha' : 'beta',
-    upstreamModel: model === 'A-3' ? 'gpt-4o-mini' : 'claude-3-5-haiku-latest',
-    deployment: model,
-    stream: false,
-    status: 200,
-    upstreamStatus: 200,
-    outcome: 'ok',
-    error: undefined,
-    promptTokens: 120 + (index % 50),
-    cachedTokens: 0,
-    cacheWriteTokens: 0,
-    outputTokens: 40 + (index % 20),
-    reasoningTokens: 0,
-    costUsd: 0.000042 + index * 1e-9,
-    usageEstimated: false,
-    latencyMs: 1.5 + Math.random() * 3,
-    ttftMs: undefined,
-    overheadMs: 0.05 + Math.random() / 7,
-    traceId: randomBytes(16).toString('hex'),
-  };
-}
+const row = sampleLedgerRow({ mixed: values.mixed, clockStepMs: 0.08, randomTimes: true });
 
 interface Writer {
   write(batch: readonly LedgerRow[]): void;

@@ -12,10 +12,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { randomBytes, randomUUID } from 'node:crypto';
 import { openDatabase } from '../src/store/sqlite/database.ts';
 import { SqliteLedgerWriter } from '../src/store/sqlite/sqlite-ledger-writer.ts';
-import type { LedgerRow } from '../src/usage/ledger.ts';
+import { sampleLedgerRow } from './lib/sample-ledger-rows.ts';
 
 const { values } = parseArgs({
   options: {
@@ -28,42 +27,11 @@ const batches = Number(values.batches);
 const rowsPerBatch = Number(values.rows);
 const runs = Number(values.runs);
 
-const models = process.env.MIXED ? ['A-3', 'B-4'] : ['A-3'];
-const keys = process.env.MIXED ? ['key-static-0', 'key-static-1', 'key-3f2a9c'] : ['key-static-0'];
-let clock = Date.now();
-
-function row(index: number): LedgerRow {
-  const model = models[index % models.length] as string;
-  clock += 0.1;
-  return {
-    requestId: `req_${randomUUID().replaceAll('-', '')}`,
-    attempt: 1,
-    final: true,
-    createdAt: Math.floor(clock),
-    keyId: keys[index % keys.length] as string,
-    surface: 'alpha',
-    model,
-    family: model.startsWith('A') ? 'alpha' : 'beta',
-    upstreamModel: model === 'A-3' ? 'gpt-4o-mini' : 'claude-3-5-haiku-latest',
-    deployment: model,
-    stream: false,
-    status: 200,
-    upstreamStatus: 200,
-    outcome: 'ok',
-    error: undefined,
-    promptTokens: 120 + (index % 50),
-    cachedTokens: 0,
-    cacheWriteTokens: 0,
-    outputTokens: 40 + (index % 20),
-    reasoningTokens: 0,
-    costUsd: 0.000042 + index * 1e-9,
-    usageEstimated: false,
-    latencyMs: 1.5 + (index % 100) / 37,
-    ttftMs: undefined,
-    overheadMs: 0.05 + (index % 10) / 97,
-    traceId: randomBytes(16).toString('hex'),
-  };
-}
+const row = sampleLedgerRow({
+  mixed: process.env.MIXED !== undefined && process.env.MIXED !== '',
+  clockStepMs: 0.1,
+  randomTimes: false,
+});
 
 export function measure(
   label: string,

@@ -14,6 +14,7 @@ import { deliveredOutputTokens } from './delivered-usage.ts';
 import type { LedgerOutcome, LedgerRow } from './ledger.ts';
 import type { RequestContext } from './request-context.ts';
 
+/** The row of a request refused after its body was read, before any attempt. */
 export function refusalRow(
   call: ChatCall,
   prepared: PreparedRequest,
@@ -21,35 +22,16 @@ export function refusalRow(
   error: GatewayError,
   now: number,
 ): LedgerRow {
-  const elapsed = context.timeline.elapsed();
-  return {
-    requestId: context.requestId,
-    attempt: 0,
-    final: true,
-    createdAt: Math.min(now, context.timeline.receivedAtMs),
-    keyId: call.clientId,
-    surface: context.surface,
-    model: prepared.entry.name,
-    family: prepared.entry.family,
-    upstreamModel: undefined,
-    deployment: undefined,
-    stream: prepared.request.stream,
-    status: call.surface.encodeError(error).status,
-    upstreamStatus: undefined,
-    outcome: 'rejected',
-    error: error.kind,
-    promptTokens: 0,
-    cachedTokens: 0,
-    cacheWriteTokens: 0,
-    outputTokens: 0,
-    reasoningTokens: 0,
-    costUsd: 0,
-    usageEstimated: false,
-    latencyMs: elapsed,
-    ttftMs: undefined,
-    overheadMs: elapsed,
-    traceId: context.traceId,
-  };
+  const { entry, request } = prepared;
+  return rejectedRow(
+    call.clientId,
+    entry,
+    request.stream,
+    call.surface.encodeError(error).status,
+    context,
+    error,
+    now,
+  );
 }
 
 /** What a settled request is charged for (see `accountDelivery`). */
@@ -214,7 +196,10 @@ function abortReason(signal: AbortSignal): string {
  * The row of a request refused from its headers, before its body was read: written only when the
  * path named the model (the C surface), so the row says which model and family it was for.
  */
-export function headerRefusalRow(
+export const headerRefusalRow = rejectedRow;
+
+/** A refused request's one row: attempt 0, no upstream, no tokens. */
+function rejectedRow(
   keyId: string,
   entry: { name: string; family: string },
   stream: boolean,
