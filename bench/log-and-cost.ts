@@ -40,7 +40,7 @@ function compare(
   timed(iterations, after);
   for (let run = 0; run < runs; run++) {
     const order = run % 2 === 0 ? [before, after] : [after, before];
-    const [first, second] = order.map((body) => timed(iterations, body as (i: number) => unknown));
+    const [first, second] = order.map((body) => timed(iterations, body));
     baseRuns.push(run % 2 === 0 ? (first ?? NaN) : (second ?? NaN));
     newRuns.push(run % 2 === 0 ? (second ?? NaN) : (first ?? NaN));
   }
