@@ -11,7 +11,19 @@ export function costUsd(usage: Usage, pricing: ModelPricing): number {
   return micro / 1_000_000;
 }
 
-/** A header value: fixed-point, no exponent, trailing zeros trimmed (e.g. `0.000123`). */
+/**
+ * A header value: fixed-point, no exponent, trailing zeros trimmed (e.g. `0.000123`): what
+ * `toFixed(10).replace(/\.?0+$/, '') || '0'` gives, without a regular expression's replace on every
+ * answer (the trailing zeros and the point before them cut by hand).
+ */
 export function formatUsd(value: number): string {
-  return value.toFixed(10).replace(/\.?0+$/, '') || '0';
+  const fixed = value.toFixed(10);
+  let end = fixed.length;
+  while (end > 0 && fixed.charCodeAt(end - 1) === zero) end--;
+  if (end === fixed.length) return fixed;
+  if (end > 0 && fixed.charCodeAt(end - 1) === point) end--;
+  return end === 0 ? '0' : fixed.slice(0, end);
 }
+
+const zero = 0x30;
+const point = 0x2e;

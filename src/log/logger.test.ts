@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createLogger } from './logger.ts';
+import { createLogger, redact, secretScrubber } from './logger.ts';
 
 const logger = fileURLToPath(new URL('./logger.ts', import.meta.url));
 
@@ -22,6 +22,23 @@ test('secrets are redacted and levels filtered', () => {
   assert.equal(lines.length, 1);
   assert.doesNotMatch(lines[0] ?? '', /sk-secret-value/);
   assert.match(lines[0] ?? '', /\[redacted\]/);
+});
+
+test('the scrubber redacts exactly what redact does, secrets with pattern characters taken literally', () => {
+  const secrets = ['sk-a.b*c', 'key(1)|x', '[abc]+?', 'a$^\\d{2}', 'sk-mock', 'sk-mock-longer', 'ock-'];
+  const scrub = secretScrubber(secrets);
+  const lines = [
+    'nothing here: sk-aXbYc key1x abc a-d22 sk-moc',
+    'one: {"detail":"sk-a.b*c"}',
+    'each: sk-a.b*c key(1)|x [abc]+? a$^\\d{2} sk-mock sk-mock-longer',
+    'overlapping: sk-mock-longer then sk-mock-and sk-mock-',
+    'pattern look-alikes only: sk-aab*c keyy1)|x abc a\\d{2}',
+    '',
+  ];
+  for (const line of lines) assert.equal(scrub(line), redact(line, secrets), line);
+  assert.equal(scrub('x sk-a.b*c y'), 'x [redacted] y');
+  assert.equal(scrub('x sk-aXb*c y'), 'x sk-aXb*c y');
+  assert.equal(secretScrubber([])('sk-mock'), 'sk-mock');
 });
 
 test('lines of one turn reach stderr in order, also when the process exits in that turn', () => {
