@@ -24,6 +24,11 @@ interface EncoderState {
   /** `,"usage":null}` when the client asked for usage (A sends it on every chunk then), else `}`. */
   tail: string;
   choices: Map<number, ChoiceState>;
+  /** A text chunk's constant parts: all of it but the escaped text, for `textChoice` under `textHead`. */
+  textPrefix: string;
+  textSuffix: string;
+  textChoice: number;
+  textHead: string;
 }
 
 export class AlphaStreamEncoder implements StreamEncoder {
@@ -32,7 +37,16 @@ export class AlphaStreamEncoder implements StreamEncoder {
 
   constructor(context: ResponseContext) {
     this.#context = context;
-    this.#state = { head: '', tail: context.includeUsage ? ',"usage":null}' : '}', choices: new Map() };
+    const tail = context.includeUsage ? ',"usage":null}' : '}';
+    this.#state = {
+      head: '',
+      tail,
+      choices: new Map(),
+      textPrefix: '',
+      textSuffix: `},"finish_reason":null}]${tail}\n\n`,
+      textChoice: -1,
+      textHead: '',
+    };
   }
 
   encode(event: StreamEvent): string {
@@ -91,10 +105,19 @@ export class AlphaStreamEncoder implements StreamEncoder {
     return sseData(`${this.#state.head}[${JSON.stringify(item)}]${this.#state.tail}`);
   }
 
-  /** The most frequent chunk, written without building and serialising its object. */
+  /**
+   * The most frequent chunk, written without building and serialising its object: the parts
+   * around the text are joined once per stream (per choice), so a chunk is two joins and the
+   * text's `JSON.stringify`.
+   */
   #textDelta(choice: number, text: string): string {
-    const item = `{"index":${choice},"delta":{"content":${JSON.stringify(text)}},"finish_reason":null}`;
-    return `data: ${this.#state.head}[${item}]${this.#state.tail}\n\n`;
+    const state = this.#state;
+    if (state.textChoice !== choice || state.textHead !== state.head) {
+      state.textChoice = choice;
+      state.textHead = state.head;
+      state.textPrefix = `data: ${state.head}[{"index":${choice},"delta":{"content":`;
+    }
+    return state.textPrefix + JSON.stringify(text) + state.textSuffix;
   }
 
   #delta(choice: number, delta: AlphaDelta): string {
