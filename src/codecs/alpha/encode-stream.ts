@@ -93,7 +93,9 @@ export class AlphaStreamEncoder implements StreamEncoder {
   #choiceStart(choice: number): string {
     if (this.#state.choices.has(choice)) return '';
     this.#state.choices.set(choice, { toolOrdinals: new Map(), legacyBlock: -1 });
-    return this.#delta(choice, { role: 'assistant', content: '' });
+    // Once per choice, and constant but for the index: written as JSON.stringify would write it.
+    const item = `{"index":${choice},"delta":{"role":"assistant","content":""},"finish_reason":null}`;
+    return `data: ${this.#state.head}[${item}]${this.#state.tail}\n\n`;
   }
 
   #chunk(item: {
@@ -153,13 +155,12 @@ export class AlphaStreamEncoder implements StreamEncoder {
   }
 
   #finish(choice: number, reason: FinishReason): string {
-    const finishReason = encodeFinishReason(reason, this.#context.legacyFunctions);
-    return this.#chunk({
-      index: choice,
-      delta: {},
-      finish_reason: finishReason,
-      ...encodeStopReason(reason),
-    });
+    const finishReason = JSON.stringify(encodeFinishReason(reason, this.#context.legacyFunctions));
+    // The keys in JSON.stringify's order of `{ index, delta: {}, finish_reason, ...encodeStopReason }`.
+    const stop = encodeStopReason(reason).stop_reason;
+    const stopReason = stop === undefined ? '' : `,"stop_reason":${JSON.stringify(stop)}`;
+    const item = `{"index":${choice},"delta":{},"finish_reason":${finishReason}${stopReason}}`;
+    return `data: ${this.#state.head}[${item}]${this.#state.tail}\n\n`;
   }
 
   #end(usage: Usage): string {
