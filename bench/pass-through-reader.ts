@@ -4,11 +4,12 @@
  * interleaved, CPU per stream. It isolates what the A/B (`ab.ts`) measures with the whole gateway
  * around it, on a machine too noisy to show a few µs there.
  *
- *   node bench/pass-through-reader.ts [--streams 20000] [--rounds 6] [--reads 1] [--family alpha|beta] [--translated] <checkout>...
+ *   node bench/pass-through-reader.ts [--streams 20000] [--rounds 6] [--reads 1] [--chunks 20] [--family alpha|beta] [--translated] <checkout>...
  *
  * `--reads`: how many reads the stream arrives in (the mock writes it at once: 1 or 2 in practice);
  * `--family beta`: the rig's 20-chunk B stream instead; `--translated`: the B stream through
- * `streamTranslated` to an A client (the rig's stream-anthropic), every byte written collected.
+ * `streamTranslated` to an A client (the rig's stream-anthropic), every byte written collected;
+ * `--chunks`: text chunks per stream (the rig's 20; more isolates the per-event cost).
  */
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
@@ -23,12 +24,15 @@ const { values, positionals } = parseArgs({
     reads: { type: 'string', default: '1' },
     family: { type: 'string', default: 'alpha' },
     translated: { type: 'boolean', default: false },
+    chunks: { type: 'string', default: '20' },
   },
 });
 
 const head =
   '{"id":"chatcmpl-mwyh8vn700000000","object":"chat.completion.chunk","created":1795753462,"model":"a3-upstream","service_tier":"default","system_fingerprint":"fp_mock","choices":';
-const words = Array.from({ length: 20 }, (_, index) => (index === 0 ? 'Hello' : ` w${index}`));
+const words = Array.from({ length: Number(values.chunks) }, (_, index) =>
+  index === 0 ? 'Hello' : ` w${index}`,
+);
 const body = [
   `data: ${head}[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]}\n\n`,
   ...words.map(
@@ -110,6 +114,7 @@ async function load(directory: string): Promise<Checkout> {
     startStream: () => undefined,
     write: (text: string) => {
       written += text.length;
+      if (capturing) captured += text;
       return undefined;
     },
     end: () => undefined,
@@ -142,10 +147,24 @@ async function load(directory: string): Promise<Checkout> {
 
 /** Characters the sinks were given: the same per checkout, or one of them writes something else. */
 let written = 0;
+/** The first stream's whole output per checkout, compared across checkouts before measuring. */
+let capturing = false;
+let captured = '';
 const checkouts = await Promise.all(positionals.map(load));
 const perStream = new Map<Checkout, number[]>(checkouts.map((checkout) => [checkout, []]));
 const charsPerStream = new Map<Checkout, number>();
 const streams = Number(values.streams);
+const outputs = new Set<string>();
+for (const checkout of checkouts) {
+  captured = '';
+  capturing = true;
+  await checkout.run();
+  capturing = false;
+  outputs.add(captured);
+}
+process.stdout.write(
+  outputs.size === 1 ? 'output identical across checkouts\n' : 'OUTPUT DIFFERS between checkouts\n',
+);
 for (const checkout of checkouts) for (let index = 0; index < 2000; index++) await checkout.run();
 for (let round = 0; round < Number(values.rounds); round++) {
   const order = round % 2 === 0 ? checkouts : [...checkouts].reverse();

@@ -24,6 +24,11 @@ interface EncoderState {
   /** `,"usage":null}` when the client asked for usage (A sends it on every chunk then), else `}`. */
   tail: string;
   choices: Map<number, ChoiceState>;
+  /** A text chunk's constant parts: all of it but the escaped text, for `textChoice` under `textHead`. */
+  textPrefix: string;
+  textSuffix: string;
+  textChoice: number;
+  textHead: string;
 }
 
 export class AlphaStreamEncoder implements StreamEncoder {
@@ -32,7 +37,16 @@ export class AlphaStreamEncoder implements StreamEncoder {
 
   constructor(context: ResponseContext) {
     this.#context = context;
-    this.#state = { head: '', tail: context.includeUsage ? ',"usage":null}' : '}', choices: new Map() };
+    const tail = context.includeUsage ? ',"usage":null}' : '}';
+    this.#state = {
+      head: '',
+      tail,
+      choices: new Map(),
+      textPrefix: '',
+      textSuffix: `},"finish_reason":null}]${tail}\n\n`,
+      textChoice: -1,
+      textHead: '',
+    };
   }
 
   encode(event: StreamEvent): string {
@@ -79,7 +93,9 @@ export class AlphaStreamEncoder implements StreamEncoder {
   #choiceStart(choice: number): string {
     if (this.#state.choices.has(choice)) return '';
     this.#state.choices.set(choice, { toolOrdinals: new Map(), legacyBlock: -1 });
-    return this.#delta(choice, { role: 'assistant', content: '' });
+    // Once per choice, and constant but for the index: written as JSON.stringify would write it.
+    const item = `{"index":${choice},"delta":{"role":"assistant","content":""},"finish_reason":null}`;
+    return `data: ${this.#state.head}[${item}]${this.#state.tail}\n\n`;
   }
 
   #chunk(item: {
@@ -91,10 +107,19 @@ export class AlphaStreamEncoder implements StreamEncoder {
     return sseData(`${this.#state.head}[${JSON.stringify(item)}]${this.#state.tail}`);
   }
 
-  /** The most frequent chunk, written without building and serialising its object. */
+  /**
+   * The most frequent chunk, written without building and serialising its object: the parts
+   * around the text are joined once per stream (per choice), so a chunk is two joins and the
+   * text's `JSON.stringify`.
+   */
   #textDelta(choice: number, text: string): string {
-    const item = `{"index":${choice},"delta":{"content":${JSON.stringify(text)}},"finish_reason":null}`;
-    return `data: ${this.#state.head}[${item}]${this.#state.tail}\n\n`;
+    const state = this.#state;
+    if (state.textChoice !== choice || state.textHead !== state.head) {
+      state.textChoice = choice;
+      state.textHead = state.head;
+      state.textPrefix = `data: ${state.head}[{"index":${choice},"delta":{"content":`;
+    }
+    return state.textPrefix + JSON.stringify(text) + state.textSuffix;
   }
 
   #delta(choice: number, delta: AlphaDelta): string {
@@ -130,13 +155,12 @@ export class AlphaStreamEncoder implements StreamEncoder {
   }
 
   #finish(choice: number, reason: FinishReason): string {
-    const finishReason = encodeFinishReason(reason, this.#context.legacyFunctions);
-    return this.#chunk({
-      index: choice,
-      delta: {},
-      finish_reason: finishReason,
-      ...encodeStopReason(reason),
-    });
+    const finishReason = JSON.stringify(encodeFinishReason(reason, this.#context.legacyFunctions));
+    // The keys in JSON.stringify's order of `{ index, delta: {}, finish_reason, ...encodeStopReason }`.
+    const stop = encodeStopReason(reason).stop_reason;
+    const stopReason = stop === undefined ? '' : `,"stop_reason":${JSON.stringify(stop)}`;
+    const item = `{"index":${choice},"delta":{},"finish_reason":${finishReason}${stopReason}}`;
+    return `data: ${this.#state.head}[${item}]${this.#state.tail}\n\n`;
   }
 
   #end(usage: Usage): string {

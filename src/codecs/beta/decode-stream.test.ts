@@ -237,3 +237,37 @@ test('text deltas read without the JSON parser equal the parsed ones, escapes an
   const failure = events.find((item) => item.type === 'error');
   assert.match(failure?.type === 'error' ? failure.error.message : '', /malformed stream event/);
 });
+
+test('text deltas of interleaved blocks each reach their own block, however the index is written', () => {
+  const event = (type: string, data: string): string => `event: ${type}\ndata: ${data}\n\n`;
+  const start = event('message_start', '{"type":"message_start","message":{"id":"msg_1","model":"b"}}');
+  const open = (index: number): string =>
+    event(
+      'content_block_start',
+      `{"type":"content_block_start","index":${index},"content_block":{"type":"text","text":""}}`,
+    );
+  // The fast reader keeps the last delta's head: switching blocks, and an index spelled `01`, must not reuse it.
+  const delta = (index: string, text: string): string =>
+    event(
+      'content_block_delta',
+      `{"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":"${text}"}}`,
+    );
+  const body = [
+    start,
+    open(0),
+    open(1),
+    delta('0', 'a'),
+    delta('0', 'b'),
+    delta('1', 'c'),
+    delta('0', 'd'),
+    delta('01', 'e'),
+    delta('1', 'f'),
+    delta('7', 'nowhere'),
+    delta('0', 'g'),
+    event('message_stop', '{"type":"message_stop"}'),
+  ].join('');
+  const deltas = decodeChunks([body]).flatMap((item) =>
+    item.type === 'text-delta' ? [`${item.index}:${item.text}`] : [],
+  );
+  assert.deepEqual(deltas, ['0:a', '0:b', '1:c', '0:d', '1:e', '1:f', '0:g']);
+});

@@ -42,6 +42,9 @@ export class BetaStreamDecoder implements StreamDecoder {
   /** Open blocks by B index. */
   readonly #blocks = new Map<number, BlockState>();
   #nextIndex = 0;
+  /** The last text delta's head (`textDeltaPrefix`, its B index, `textDeltaMiddle`) and index. */
+  #textDeltaHead = '';
+  #textDeltaIndex = -1;
   readonly #usage: RunningUsage = {
     inputTokens: 0,
     outputTokens: 0,
@@ -162,19 +165,35 @@ export class BetaStreamDecoder implements StreamDecoder {
    * One leniency: a raw control character in the text (invalid JSON) is passed on, not refused.
    */
   #plainTextDelta(data: string, emit: EmitStreamEvent): boolean {
-    if (!startsAt(data, textDeltaPrefix) || !data.endsWith(textDeltaSuffix)) return false;
-    const indexEnd = data.indexOf(',', textDeltaPrefix.length);
-    if (indexEnd <= textDeltaPrefix.length || !startsAt(data, textDeltaMiddle, indexEnd)) return false;
-    const wireIndex = Number(data.slice(textDeltaPrefix.length, indexEnd));
-    const textStart = indexEnd + textDeltaMiddle.length;
+    if (!data.endsWith(textDeltaSuffix)) return false;
+    const head = this.#textDeltaHead;
+    const cached = head.length > 0 && startsAt(data, head);
+    const textStart = cached ? head.length : this.#readTextDeltaHead(data);
     const textEnd = data.length - textDeltaSuffix.length;
-    if (!Number.isSafeInteger(wireIndex) || wireIndex < 0 || textEnd < textStart) return false;
+    if (textStart < 0 || textEnd < textStart) return false;
     const text = data.slice(textStart, textEnd);
     if (text.includes('"') || text.includes('\\')) return false;
-    const block = this.#blocks.get(wireIndex);
+    const block = this.#blocks.get(this.#textDeltaIndex);
     if (block?.kind === 'text' && text !== '')
       emit({ type: 'text-delta', choice: 0, index: block.index, text });
     return true;
+  }
+
+  /**
+   * A text delta's head (prefix, B index, middle) read field by field: where its text starts, or
+   * -1 when it is not one. The head, rebuilt from the index, is kept: a stream's deltas nearly all
+   * share it, and one comparison then stands for the prefix, the index and the middle (an index
+   * written otherwise, `01`, never matches the rebuilt head and is read here each time).
+   */
+  #readTextDeltaHead(data: string): number {
+    if (!startsAt(data, textDeltaPrefix)) return -1;
+    const indexEnd = data.indexOf(',', textDeltaPrefix.length);
+    if (indexEnd <= textDeltaPrefix.length || !startsAt(data, textDeltaMiddle, indexEnd)) return -1;
+    const wireIndex = Number(data.slice(textDeltaPrefix.length, indexEnd));
+    if (!Number.isSafeInteger(wireIndex) || wireIndex < 0) return -1;
+    this.#textDeltaIndex = wireIndex;
+    this.#textDeltaHead = `${textDeltaPrefix}${wireIndex}${textDeltaMiddle}`;
+    return indexEnd + textDeltaMiddle.length;
   }
 
   #blockDelta(data: JsonObject, emit: EmitStreamEvent): void {
