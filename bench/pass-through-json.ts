@@ -13,6 +13,7 @@ import { decodeContext, parseUpstreamJson } from '../src/gateway/decode-context.
 import { finishReasonName } from '../src/gateway/delivery.ts';
 import { exceedsJsonDepth } from '../src/http/json-depth.ts';
 import { isJsonObject, type JsonObject } from '../src/ir/index.ts';
+import { rigChatBody } from './lib/in-process-gateway.ts';
 import { median } from './lib/stats.ts';
 
 const answerText = Buffer.from(
@@ -50,21 +51,7 @@ const answerText = Buffer.from(
     system_fingerprint: 'fp_mock',
   }),
 ).toString();
-const requestText = Buffer.from(
-  JSON.stringify({
-    model: 'A-3',
-    messages: [
-      { role: 'system', content: 'You are a helpful assistant. Answer briefly.' },
-      {
-        role: 'user',
-        content:
-          'Summarise in one sentence why HTTP keep-alive matters for API gateways that proxy LLM requests.',
-      },
-    ],
-    max_tokens: 64,
-    temperature: 0.2,
-  }),
-).toString();
+const requestText = Buffer.from(rigChatBody('A-3')).toString();
 const requestBody = JSON.parse(requestText) as JsonObject;
 const context = { model: 'A-3', includeUsage: false, legacyFunctions: false };
 const passThrough = alphaWire.passThrough;

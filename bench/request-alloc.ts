@@ -9,14 +9,10 @@
  *   node bench/request-alloc.ts [--checkout .] [--model A-3|B-4] [--stream] [--requests 4000] [--top 25]
  */
 import { createHook } from 'node:async_hooks';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { RigBench, rigChatBody, type InProcessGateway } from './lib/in-process-gateway.ts';
 
 const { values } = parseArgs({
   options: {
@@ -30,98 +26,12 @@ const { values } = parseArgs({
   },
 });
 const requests = Number(values.requests);
-const rig = fileURLToPath(new URL('../../shared/bench-rig/', import.meta.url));
-const key = 'sk-bench-client-key-0000000000';
-const mockPort = 19_000 + (process.pid % 1000);
-const scratch = mkdtempSync(join(tmpdir(), 'request-alloc-'));
+const rigBench = await RigBench.open('request-alloc');
+type Gateway = InProcessGateway;
 
-const mock = spawn(process.execPath, [join(rig, 'mock-upstream.mjs')], {
-  env: { ...process.env, MOCK_PORT: String(mockPort) },
-  stdio: 'ignore',
-});
-await sleep(500);
-
-interface Gateway {
-  url: string;
-  close(): Promise<void>;
-}
-
-async function start(checkout: string): Promise<Gateway> {
-  const source = join(resolve(checkout), 'src');
-  const { loadConfig } = (await import(join(source, 'config/load-config.ts'))) as {
-    loadConfig: (environment: Record<string, string>) => unknown;
-  };
-  const { createLogger } = (await import(join(source, 'log/logger.ts'))) as {
-    createLogger: (level: string, secrets: string[], write: (line: string) => void) => unknown;
-  };
-  const { startGateway } = (await import(join(source, 'server/start-gateway.ts'))) as {
-    startGateway: (config: unknown, logger: unknown) => Promise<Gateway>;
-  };
-  const upstream = `http://127.0.0.1:${mockPort}`;
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    MODELGATE_KEYS: key,
-    MODELGATE_DB: join(scratch, 'gateway.db'),
-    MODELGATE_CONFIG: join(rig, 'bench-limits.yaml'),
-    LOG_LEVEL: 'info',
-    ALPHA_BASE_URL: upstream,
-    ALPHA_API_KEY: 'sk-mock',
-    BETA_BASE_URL: upstream,
-    BETA_API_KEY: 'sk-ant-mock',
-  });
-  // Every log line built and redacted as in production; written nowhere.
-  return startGateway(
-    config,
-    createLogger('info', [key, 'sk-mock', 'sk-ant-mock'], () => undefined),
-  );
-}
-
-const body = JSON.stringify({
-  model: values.model,
-  messages: [
-    { role: 'system', content: 'You are a helpful assistant. Answer briefly.' },
-    {
-      role: 'user',
-      content:
-        'Summarise in one sentence why HTTP keep-alive matters for API gateways that proxy LLM requests.',
-    },
-  ],
-  max_tokens: 64,
-  temperature: 0.2,
-  ...(values.stream ? { stream: true } : {}),
-});
-const clientScript = `
-const [url, total, body, key] = process.argv.slice(1);
-let left = Number(total);
-async function loop() {
-  while (left-- > 0) {
-    const answer = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json' }, body });
-    await answer.arrayBuffer();
-    if (answer.status !== 200) { console.error('status', answer.status); process.exit(1); }
-  }
-}
-await Promise.all(Array.from({ length: 16 }, loop));
-`;
-
+const body = rigChatBody(values.model, values.stream);
 function drive(gateway: Gateway, count: number): Promise<void> {
-  return new Promise((done, fail) => {
-    const client: ChildProcess = spawn(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        clientScript,
-        `${gateway.url}/v1/chat/completions`,
-        String(count),
-        body,
-        key,
-      ],
-      { stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    client.on('exit', (code) => (code === 0 ? done() : fail(new Error(`client exited ${code}`))));
-  });
+  return rigBench.drive(gateway, count, body);
 }
 
 interface ProfileNode {
@@ -143,7 +53,7 @@ function bySite(root: ProfileNode, sites: Map<string, number>, caller = ''): num
   return total;
 }
 
-const gateway = await start(values.checkout);
+const gateway = await rigBench.start(values.checkout, 'gateway');
 await drive(gateway, 2000); // warm up: compiled, caches full
 const session = new Session();
 session.connect();
@@ -179,5 +89,4 @@ await drive(gateway, requests);
 counting.disable();
 console.log(`${(promises / requests).toFixed(1)} promises/request`);
 await gateway.close();
-mock.kill();
-rmSync(scratch, { recursive: true, force: true });
+rigBench.close();

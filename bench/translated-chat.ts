@@ -10,6 +10,7 @@
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { rigChatBody } from './lib/in-process-gateway.ts';
 import { median } from './lib/stats.ts';
 
 const { values, positionals } = parseArgs({
@@ -18,19 +19,7 @@ const { values, positionals } = parseArgs({
 });
 
 /** The rig's request (bench.mjs `oaBody`) as the gateway reads it: the client's bytes, parsed. */
-const requestText = JSON.stringify({
-  model: 'B-4',
-  messages: [
-    { role: 'system', content: 'You are a helpful assistant. Answer briefly.' },
-    {
-      role: 'user',
-      content:
-        'Summarise in one sentence why HTTP keep-alive matters for API gateways that proxy LLM requests.',
-    },
-  ],
-  max_tokens: 64,
-  temperature: 0.2,
-});
+const requestText = rigChatBody('B-4');
 /** Parsed once: every gateway parses the client's body, translated or not. */
 const requestBody: unknown = JSON.parse(requestText);
 /** The rig mock's B answer (mock-upstream.mjs `anthropic`, not streamed). */
