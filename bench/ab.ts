@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cpuMicros, peakRssKb } from './lib/proc-stats.ts';
 import { median } from './lib/stats.ts';
+import { serveEnvironment } from './lib/serve-environment.ts';
 
 const rig = fileURLToPath(new URL('../../shared/bench-rig/', import.meta.url));
 const clientKey = 'sk-bench-client-key-0000000000';
@@ -117,18 +118,7 @@ const targets: Target[] = targetSpecs.map((spec, index) => {
       1,
       [join(directory, 'bin/modelgate.js'), 'serve'],
       {
-        NODE_ENV: 'production',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        MODELGATE_KEYS: clientKey,
-        MODELGATE_DB: database,
-        MODELGATE_CONFIG: join(rig, 'bench-limits.yaml'),
-        ALPHA_BASE_URL: upstream,
-        ALPHA_API_KEY: 'sk-mock',
-        BETA_BASE_URL: upstream,
-        BETA_API_KEY: 'sk-ant-mock',
-        GAMMA_BASE_URL: upstream,
-        GAMMA_API_KEY: 'g-mock',
+        ...serveEnvironment({ port, database, upstream, rig, clientKey }),
         ...(nodeFlags === undefined ? {} : { MODELGATE_NODE_FLAGS: nodeFlags }),
         ...extraEnv,
       },

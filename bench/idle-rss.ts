@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { serveEnvironment } from './lib/serve-environment.ts';
 
 const rig = fileURLToPath(new URL('../../shared/bench-rig/', import.meta.url));
 const { values, positionals } = parseArgs({
@@ -42,18 +43,7 @@ async function measure(spec: string, port: number): Promise<string> {
     stdio: 'ignore',
     env: {
       ...process.env,
-      NODE_ENV: 'production',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      MODELGATE_KEYS: 'sk-bench-client-key-0000000000',
-      MODELGATE_DB: database,
-      MODELGATE_CONFIG: join(rig, 'bench-limits.yaml'),
-      ALPHA_BASE_URL: upstream,
-      ALPHA_API_KEY: 'sk-mock',
-      BETA_BASE_URL: upstream,
-      BETA_API_KEY: 'sk-ant-mock',
-      GAMMA_BASE_URL: upstream,
-      GAMMA_API_KEY: 'g-mock',
+      ...serveEnvironment({ port, database, upstream, rig, clientKey: 'sk-bench-client-key-0000000000' }),
       ...(nodeFlags === undefined ? {} : { MODELGATE_NODE_FLAGS: nodeFlags }),
     },
   });

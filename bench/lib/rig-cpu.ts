@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { cpuMicros } from './proc-stats.ts';
+import { serveEnvironment } from './serve-environment.ts';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** The shared rig: `BENCH_RIG`, else `../shared/bench-rig` beside the checkout (or beside its worktree folder). */
@@ -82,19 +83,8 @@ export function startGateway(
 ): ChildProcess {
   for (const suffix of ['', '-wal', '-shm']) scratchFiles.push(database + suffix);
   return pinned(cores, process.execPath, [join(repoRoot, 'bin/modelgate.js'), 'serve', ...args], {
-    NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
+    ...serveEnvironment({ port, database, upstream, rig, clientKey }),
     LOG_LEVEL: 'warn',
-    MODELGATE_KEYS: clientKey,
-    MODELGATE_DB: database,
-    MODELGATE_CONFIG: join(rig, 'bench-limits.yaml'),
-    ALPHA_BASE_URL: upstream,
-    ALPHA_API_KEY: 'sk-mock',
-    BETA_BASE_URL: upstream,
-    BETA_API_KEY: 'sk-ant-mock',
-    GAMMA_BASE_URL: upstream,
-    GAMMA_API_KEY: 'g-mock',
     ...extraEnv,
   });
 }
